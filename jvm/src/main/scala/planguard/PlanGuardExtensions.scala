@@ -1,0 +1,38 @@
+package planguard
+
+import java.util.{Collections, WeakHashMap}
+
+import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
+
+import planguard.rules.{PlanGuardColumnarRule, RememberAnalyzedPlan}
+
+/**
+ * Installs planguard: `spark.sql.extensions=planguard.PlanGuardExtensions`. Applying it more than
+ * once to one session's extensions (listed twice, or listed and self-registered through
+ * `META-INF/services`) installs it once.
+ */
+class PlanGuardExtensions extends SparkSessionExtensionsProvider {
+
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    if (PlanGuardExtensions.firstApplication(extensions)) {
+      // Normalisation sees the analyzed plan of every QueryExecution (queries, the queries of
+      // write commands, cached plans) just before it becomes the optimizer's input.
+      extensions.injectPlanNormalizationRule { session =>
+        PlanGuard.register(session)
+        RememberAnalyzedPlan
+      }
+      // The columnar pre-transition hook runs on both the adaptive and the non-adaptive path,
+      // after planning and before anything executes: the place to check and to stop a query.
+      extensions.injectColumnar(session => new PlanGuardColumnarRule(session))
+    }
+  }
+}
+
+object PlanGuardExtensions {
+  private val applied =
+    Collections.synchronizedSet(Collections.newSetFromMap(
+      new WeakHashMap[SparkSessionExtensions, java.lang.Boolean]))
+
+  private def firstApplication(extensions: SparkSessionExtensions): Boolean =
+    applied.add(extensions)
+}

@@ -1,0 +1,82 @@
+package planguard.conf
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.apache.spark.sql.internal.SQLConf
+
+import planguard.Invariant
+import planguard.errors.PlanGuardErrors
+
+/** One configuration key, as declared in `planguard/confs.json`. */
+final case class ConfEntry(key: String, default: String, allowed: Seq[String], since: String,
+    doc: String)
+
+/**
+ * planguard's configuration. The keys, defaults, allowed values and docs are declared once, in
+ * `planguard/confs.json` inside the jar, which the Python package reads too. Every value is
+ * validated when it is read, so a typo fails the query that would have relied on it.
+ */
+object PlanGuardConf {
+  val Prefix = "spark.planguard."
+  private val CheckPattern = "spark.planguard.check.<INVARIANT>"
+
+  val entries: Seq[ConfEntry] = {
+    val in = getClass.getResourceAsStream("/planguard/confs.json")
+    try {
+      new ObjectMapper().readTree(in).properties().asScala.toSeq.map { e =>
+        val v = e.getValue
+        ConfEntry(e.getKey, v.get("default").asText(),
+          v.get("allowed").elements().asScala.map(_.asText()).toSeq,
+          v.get("since").asText(), v.get("doc").asText())
+      }
+    } finally in.close()
+  }
+
+  private def entry(key: String): ConfEntry = entries.find(_.key == key).get
+
+  private val EnabledEntry = entry("spark.planguard.enabled")
+  private val ModeEntry = entry("spark.planguard.mode")
+  private val CheckEntry = entry(CheckPattern)
+  private val InternalErrorsEntry = entry("spark.planguard.internalErrors")
+
+  /** The kill switch: false makes every planguard rule a no-op. */
+  def enabled(conf: SQLConf): Boolean = read(conf, EnabledEntry, EnabledEntry.key).toBoolean
+
+  /** The level of one invariant: its own `check.<ID>` key if set, else `mode`. */
+  def level(conf: SQLConf, invariant: Invariant): Level = {
+    val key = s"${Prefix}check.${invariant.id}"
+    val value = if (conf.contains(key)) read(conf, CheckEntry, key) else read(conf, ModeEntry,
+      ModeEntry.key)
+    Level.fromString(value)
+  }
+
+  /** True when planguard's own unexpected exceptions must fail the query. */
+  def failOnInternalError(conf: SQLConf): Boolean =
+    read(conf, InternalErrorsEntry, InternalErrorsEntry.key) == "fail"
+
+  /**
+   * Validates every `spark.planguard.*` key set in `conf`: unknown keys and invalid values
+   * fail with an error that names the key and what is allowed.
+   */
+  def validateAll(conf: SQLConf): Unit = conf.getAllConfs.keys.filter(_.startsWith(Prefix))
+    .foreach { key =>
+      val declared = entries.find(_.key == key).orElse {
+        val id = key.stripPrefix(s"${Prefix}check.")
+        if (key.startsWith(s"${Prefix}check.") && Invariant.byId.contains(id)) Some(CheckEntry)
+        else None
+      }
+      declared match {
+        case Some(e) => read(conf, e, key)
+        case None => throw PlanGuardErrors.unknownConf(key,
+          entries.map(_.key) ++ Invariant.all.map(i => s"${Prefix}check.${i.id}"))
+      }
+    }
+
+  private def read(conf: SQLConf, e: ConfEntry, key: String): String = {
+    val raw = conf.getConfString(key, e.default)
+    val value = raw.trim.toLowerCase(java.util.Locale.ROOT)
+    if (!e.allowed.contains(value)) throw PlanGuardErrors.invalidConf(key, raw, e.allowed, e.doc)
+    value
+  }
+}

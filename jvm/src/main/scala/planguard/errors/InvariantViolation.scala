@@ -1,0 +1,59 @@
+package planguard.errors
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.types.StructType
+
+import planguard.Invariant
+import planguard.schema.SchemaDiff
+
+/**
+ * A planning contract that a query's plans broke. Raised before the query produces a row or
+ * writes a file; PySpark raises it as `planguard.InvariantViolation`.
+ *
+ * @param rule the rule that broke the contract, where planguard could tell
+ */
+final class InvariantViolation(
+    val invariant: Invariant,
+    val phase: String,
+    val expected: StructType,
+    val actual: StructType,
+    val diff: SchemaDiff,
+    val rule: Option[String])
+  extends RuntimeException(
+    PlanGuardErrors.message(InvariantViolation.condition(invariant),
+      InvariantViolation.parameters(invariant, phase, diff, rule)))
+  with SparkThrowable {
+
+  override def getCondition: String = InvariantViolation.condition(invariant)
+  override def getSqlState: String = PlanGuardErrors.sqlState(getCondition)
+  override def getMessageParameters: java.util.Map[String, String] =
+    InvariantViolation.parameters(invariant, phase, diff, rule).asJava
+
+  // For Python, which reads these through py4j.
+  def invariantId: String = invariant.id
+  def ruleName: String = rule.orNull
+  def expectedJson: String = expected.json
+  def actualJson: String = actual.json
+}
+
+object InvariantViolation {
+  def condition(invariant: Invariant): String = s"PLANGUARD_${invariant.id}"
+
+  private def parameters(invariant: Invariant, phase: String, diff: SchemaDiff,
+      rule: Option[String]): Map[String, String] = Map(
+    "phase" -> phase,
+    "comparison" -> diff.comparison,
+    "rule" -> rule.getOrElse("unknown"),
+    "expected" -> SchemaDiff.render(diff.expected),
+    "actual" -> SchemaDiff.render(diff.actual),
+    "differences" -> diff.differences.mkString("; "),
+    "advice" -> advice(invariant))
+
+  private def advice(invariant: Invariant): String =
+    s"a rule changed the query's result schema, which ${invariant.seedSection} forbids. " +
+      "Find the rule (spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it " +
+      "or exclude it (spark.sql.optimizer.excludedRules); to let queries run while you " +
+      s"investigate, set spark.planguard.check.${invariant.id}=warn."
+}

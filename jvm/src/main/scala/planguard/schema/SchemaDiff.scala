@@ -1,0 +1,70 @@
+package planguard.schema
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.types.{StructField, StructType}
+
+/**
+ * The field-by-field difference between the schema a contract expects and the one a plan has.
+ *
+ * @param comparison how the schemas were compared, in words, for the error message
+ */
+final case class SchemaDiff(
+    expected: StructType,
+    actual: StructType,
+    comparison: String,
+    differences: Seq[String]) {
+  def isEmpty: Boolean = differences.isEmpty
+}
+
+object SchemaDiff {
+
+  /** Position by position: same names, order, types and metadata; nullability may tighten. */
+  def exact(expected: StructType, actual: StructType): SchemaDiff = {
+    val differences = (0 until math.max(expected.length, actual.length)).flatMap { i =>
+      (expected.fields.lift(i), actual.fields.lift(i)) match {
+        case (Some(e), Some(a)) if !LogicalTypes.conforms(e, a) => Some(s"#$i ${describe(e, a)}")
+        case (Some(e), None) => Some(s"#$i missing ${render(e)}")
+        case (None, Some(a)) => Some(s"#$i unexpected ${render(a)}")
+        case _ => None
+      }
+    }
+    SchemaDiff(expected, actual, "exact: the analyzed root is a projection", differences)
+  }
+
+  /** As multisets: the same fields in any order; nullability may tighten. */
+  def asMultiset(expected: StructType, actual: StructType): SchemaDiff = {
+    val unmatched = mutable.ArrayBuffer(actual.fields.toIndexedSeq: _*)
+    val missing = expected.fields.filter { e =>
+      val i = unmatched.indexWhere(a => LogicalTypes.conforms(e, a))
+      if (i >= 0) unmatched.remove(i)
+      i < 0
+    }
+    val differences = missing.map { e =>
+      unmatched.indexWhere(_.name == e.name) match {
+        case -1 => s"missing ${render(e)}"
+        case i => describe(e, unmatched.remove(i))
+      }
+    } ++ unmatched.map(a => s"unexpected ${render(a)}")
+    SchemaDiff(expected, actual, "as a multiset: the analyzed root is not a projection",
+      differences.toSeq)
+  }
+
+  private def describe(e: StructField, a: StructField): String = {
+    val what = Seq(
+      if (e.name != a.name) Some(s"name ${e.name} -> ${a.name}") else None,
+      if (!LogicalTypes.conforms(e.dataType, a.dataType)) {
+        Some(s"type ${e.dataType.sql} -> ${a.dataType.sql}")
+      } else None,
+      if (!e.nullable && a.nullable) Some("nullability loosened: NOT NULL -> nullable") else None,
+      if (e.metadata != a.metadata) Some(s"metadata ${e.metadata.json} -> ${a.metadata.json}")
+      else None).flatten
+    s"${e.name}: ${what.mkString(", ")}"
+  }
+
+  private def render(f: StructField): String =
+    s"${f.name} ${f.dataType.sql}${if (f.nullable) "" else " NOT NULL"}"
+
+  def render(schema: StructType): String =
+    if (schema.isEmpty) "(no columns)" else schema.fields.map(render).mkString(", ")
+}

@@ -1,0 +1,173 @@
+package planguard
+
+import java.nio.file.{Files, Path}
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.functions.col
+
+import planguard.errors.{InvariantViolation, PlanGuardConfException}
+import planguard.testing._
+
+class OptimizerSchemaSuite extends SparkSessions {
+
+  private val swapColumns: Extension = new SwapRootColumnsExtension
+  private val castColumn: Extension = new CastRootColumnExtension
+  private val loosenNullability: Extension = new LoosenRootNullabilityExtension
+  private val swapJoinSides: Extension = new SwapRootJoinSidesExtension
+
+  /** planguard listed before and after the other extension, adaptive execution on and off. */
+  private def variants(other: Extension): Seq[(String, Seq[Extension], Boolean)] = for {
+    (order, extensions) <- Seq("planguard first" -> Seq(planguard, other),
+      "planguard last" -> Seq(other, planguard))
+    adaptive <- adaptiveModes
+  } yield (s"$order, adaptive=$adaptive", extensions, adaptive)
+
+  private def session(extensions: Seq[Extension], adaptive: Boolean,
+      confs: (String, String)*): SparkSession =
+    newSession(extensions, Seq("spark.sql.adaptive.enabled" -> adaptive.toString,
+      "spark.sql.autoBroadcastJoinThreshold" -> "-1") ++ confs: _*)
+
+  /**
+   * A projection over a scan, and one over a shuffled join (an exchange: adaptive execution plans
+   * it; broadcast joins are off in these sessions).
+   */
+  private def projectedQueries(spark: SparkSession): Seq[DataFrame] = {
+    val left = spark.range(20).selectExpr("id as k", "cast(id as int) as a")
+    val right = spark.range(20).selectExpr("id as k2", "id * 2 as b")
+    Seq(
+      spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b"),
+      left.join(right, col("k") === col("k2")).select("a", "b"))
+  }
+
+  for ((name, extensions, adaptive) <- variants(swapColumns)) {
+    test(s"fail mode stops a query whose root columns a rule swapped ($name)") {
+      val spark = session(extensions, adaptive)
+      projectedQueries(spark).foreach { df =>
+        val e = intercept[InvariantViolation](df.collect())
+        assert(e.getCondition == "PLANGUARD_OPTIMIZER_SCHEMA")
+        assert(e.invariantId == "OPTIMIZER_SCHEMA")
+        assert(e.phase == "optimization")
+        assert(e.expected.fieldNames.toSeq == Seq("a", "b"))
+        assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
+        assert(e.getMessage.startsWith("[PLANGUARD_OPTIMIZER_SCHEMA] Invariant OPTIMIZER_SCHEMA"))
+        assert(e.getMessage.contains("#0 a: name a -> b"))
+        assert(e.getSqlState == "XXKPG")
+      }
+    }
+
+    test(s"warn mode logs one warning and returns rows ($name)") {
+      val spark = session(extensions, adaptive, "spark.planguard.mode" -> "warn")
+      projectedQueries(spark).foreach { df =>
+        var rows = 0
+        val warnings = warningsDuring { rows = df.collect().length }
+        assert(rows > 0)
+        assert(warnings.size == 1, warnings)
+        assert(warnings.head.contains("[PLANGUARD_OPTIMIZER_SCHEMA]"))
+      }
+    }
+
+    test(s"off mode, a per-invariant off and the kill switch pass silently ($name)") {
+      for (conf <- Seq("spark.planguard.mode" -> "off",
+          "spark.planguard.check.OPTIMIZER_SCHEMA" -> "off",
+          "spark.planguard.enabled" -> "false")) {
+        val spark = session(extensions, adaptive, conf)
+        projectedQueries(spark).foreach { df =>
+          assert(warningsDuring(assert(df.collect().nonEmpty)).isEmpty)
+        }
+      }
+    }
+
+    test(s"a failing check stops a write before it creates any file ($name)") {
+      val spark = session(extensions, adaptive)
+      projectedQueries(spark).foreach { df =>
+        val dir = Files.createTempDirectory("planguard").resolve("out")
+        intercept[InvariantViolation](df.write.parquet(dir.toString))
+        assert(!Files.exists(dir))
+      }
+    }
+
+    test(s"a plan prepared by explain is checked before a later collect runs it ($name)") {
+      val spark = session(extensions, adaptive)
+      projectedQueries(spark).foreach { df =>
+        intercept[InvariantViolation](df.queryExecution.executedPlan)
+        intercept[InvariantViolation](df.collect())
+      }
+    }
+  }
+
+  for ((broken, rule) <- Seq(castColumn -> "a type change", loosenNullability -> "nullability");
+       (name, extensions, adaptive) <- variants(broken)) {
+    test(s"$rule in the root projection fails ($name)") {
+      val spark = session(extensions, adaptive)
+      val df = spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b")
+      val e = intercept[InvariantViolation](df.collect())
+      assert(e.getMessage.contains("#0 a:"))
+    }
+  }
+
+  for ((name, extensions, adaptive) <- variants(swapJoinSides)) {
+    test(s"swapped inner-join sides under a DataFrame join are legal ($name)") {
+      val spark = session(extensions, adaptive)
+      val left = spark.range(10).selectExpr("id as a", "id * 2 as b")
+      val right = spark.range(10).selectExpr("id as x", "id * 3 as y")
+      val joined = left.join(right, col("a") === col("x"))
+      assert(joined.collect().length == 10)
+      assert(joined.queryExecution.optimizedPlan.output.map(_.name) == Seq("x", "y", "a", "b"))
+    }
+  }
+
+  for (adaptive <- adaptiveModes) {
+    test(s"Spark's own rewrites are legal (adaptive=$adaptive)") {
+      val spark = session(Seq(planguard), adaptive)
+      spark.range(10).selectExpr("id as k", "id % 3 as v").createOrReplaceTempView("t")
+      spark.range(5).selectExpr("id as k", "id as w").createOrReplaceTempView("u")
+      Seq(
+        "SELECT if(true, 1, null) AS folded, k FROM t", // nullability tightens
+        "SELECT t.k, u.w FROM t LEFT JOIN u ON t.k = u.k WHERE u.w IS NOT NULL", // outer -> inner
+        "SELECT k FROM t UNION ALL SELECT k FROM u WHERE false", // empty branch pruned
+        "SELECT k, k FROM t", // the same attribute twice
+        "SELECT a.k, b.k FROM t a JOIN t b ON a.k = b.v", // self join with aliases
+        "SELECT v, count(*) AS n FROM t GROUP BY v ORDER BY v",
+        "SELECT * FROM t WHERE k IN (SELECT k FROM u)",
+        "SELECT k, (SELECT max(w) FROM u) AS m FROM t",
+        "SELECT * FROM t JOIN u USING (k)",
+        "SELECT k, sum(v) OVER (PARTITION BY v ORDER BY k) AS s FROM t").foreach { sql =>
+        val df = spark.sql(sql)
+        assert(warningsDuring(df.collect()).isEmpty, sql)
+        df.explain("extended")
+      }
+    }
+
+    test(s"a write of a legal query and a cached frame pass (adaptive=$adaptive)") {
+      val spark = session(Seq(planguard), adaptive)
+      val dir: Path = Files.createTempDirectory("planguard").resolve("out")
+      val df = spark.range(10).selectExpr("id as a", "cast(id % 2 as string) as p")
+      df.write.partitionBy("p").parquet(dir.toString)
+      assert(spark.read.parquet(dir.toString).count() == 10)
+      val cached = df.groupBy("p").count().cache()
+      assert(cached.collect().length == 2)
+      cached.unpersist()
+    }
+  }
+
+  test("planguard applied twice to one session installs once") {
+    val spark = newSession(Seq(planguard, planguard, swapColumns),
+      "spark.planguard.mode" -> "warn")
+    val warnings = warningsDuring(spark.range(3).selectExpr("id as a", "id as b").collect())
+    assert(warnings.size == 1, warnings)
+    assert(PlanGuard.installed(spark))
+    assert(!PlanGuard.installed(newSession(Seq(swapColumns))))
+  }
+
+  test("an invalid or unknown conf fails naming the key and the allowed values") {
+    val spark = newSession(Seq(planguard), "spark.planguard.mode" -> "fial")
+    val e = intercept[PlanGuardConfException](spark.range(1).collect())
+    assert(e.getCondition == "PLANGUARD_INVALID_CONF")
+    assert(e.getMessage.contains("spark.planguard.mode"))
+    assert(e.getMessage.contains("'fail', 'warn', 'off'"))
+    spark.conf.set("spark.planguard.mode", "fail")
+    spark.conf.set("spark.planguard.mdoe", "warn")
+    val unknown = intercept[PlanGuardConfException](spark.range(1).collect())
+    assert(unknown.getMessage.contains("spark.planguard.mdoe"))
+  }
+}

@@ -1,0 +1,81 @@
+package planguard.testing
+
+import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, KnownNullable, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.Inner
+import org.apache.spark.sql.catalyst.plans.logical.{Command, Join, JoinHint, LogicalPlan, Project}
+import org.apache.spark.sql.execution.datasources.WriteFiles
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.types.{IntegerType, StringType}
+
+// Deliberately broken (and deliberately legal) optimizer rules that planguard's tests install
+// next to planguard, in either order. Each acts on the query's result root only (under a write
+// command: the query it writes) and is idempotent, so the optimizer's fixed-point batches settle.
+
+/** Applies `f` to the plan whose rows the query returns or writes. */
+object ResultRoot {
+  def transform(plan: LogicalPlan)(f: LogicalPlan => LogicalPlan): LogicalPlan = plan match {
+    case c: Command if c.children.size == 1 => c.withNewChildren(Seq(transform(c.children.head)(f)))
+    case w: WriteFiles => w.withNewChildren(Seq(transform(w.child)(f)))
+    case _ => f(plan)
+  }
+}
+
+/** Broken: orders the root projection's columns by descending name, e.g. (a, b) -> (b, a). */
+object SwapRootColumns extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = ResultRoot.transform(plan) {
+    case p @ Project(list, _) if list.size >= 2 && list != list.sortBy(_.name).reverse =>
+      p.copy(projectList = list.sortBy(_.name).reverse)
+    case other => other
+  }
+}
+
+/** Broken: the root projection's first int column becomes a string of the same name and id. */
+object CastRootColumn extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = ResultRoot.transform(plan) {
+    case p @ Project(list, _) if list.exists(_.dataType == IntegerType) =>
+      val i = list.indexWhere(_.dataType == IntegerType)
+      val e = list(i)
+      p.copy(projectList = list.updated(i,
+        Alias(Cast(e.toAttribute, StringType), e.name)(exprId = e.exprId): NamedExpression))
+    case other => other
+  }
+}
+
+/** Broken: the root projection's first non-null column becomes nullable. */
+object LoosenRootNullability extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = ResultRoot.transform(plan) {
+    case p @ Project(list, _) if list.exists(e => !e.nullable) =>
+      val i = list.indexWhere(e => !e.nullable)
+      val e = list(i)
+      p.copy(projectList = list.updated(i,
+        Alias(KnownNullable(e.toAttribute), e.name)(exprId = e.exprId)))
+    case other => other
+  }
+}
+
+/** Legal for a non-projected plan: puts the root inner join's sides in descending name order. */
+object SwapRootJoinSides extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = ResultRoot.transform(plan) {
+    case j @ Join(l, r, Inner, _, hint) if l.output.head.name < r.output.head.name =>
+      j.copy(left = r, right = l, hint = JoinHint(hint.rightHint, hint.leftHint))
+    case other => other
+  }
+}
+
+class SwapRootColumnsExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => SwapRootColumns)
+}
+
+class CastRootColumnExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => CastRootColumn)
+}
+
+class LoosenRootNullabilityExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit =
+    e.injectOptimizerRule(_ => LoosenRootNullability)
+}
+
+class SwapRootJoinSidesExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => SwapRootJoinSides)
+}

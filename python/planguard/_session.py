@@ -1,0 +1,72 @@
+"""Registering planguard in a SparkSession builder, and asking a session whether it has it."""
+from pyspark.sql import SparkSession
+
+from planguard._errors import ConfigurationError
+from planguard._jar import declared_confs, jar_path
+
+EXTENSION_CLASS = "planguard.PlanGuardExtensions"
+_PREFIX = "spark.planguard."
+_CHECK_KEY = "spark.planguard.check.<INVARIANT>"
+
+
+def configure(builder: SparkSession.Builder, mode: str = "fail", **confs) -> SparkSession.Builder:
+    """Adds planguard to a SparkSession builder and returns the builder.
+
+    Appends the bundled jar to ``spark.jars`` and ``planguard.PlanGuardExtensions`` to
+    ``spark.sql.extensions``, keeping what was there and never adding either twice, and sets
+    ``spark.planguard.*`` confs: ``mode`` and any ``**confs``, named with or without the
+    ``spark.planguard.`` prefix (``configure(b, **{"check.OPTIMIZER_SCHEMA": "warn"})``).
+
+    Raises ConfigurationError when a SparkSession is already running: Spark would silently
+    ignore ``spark.jars`` and ``spark.sql.extensions`` for it.
+    """
+    _refuse_when_running()
+    settings = {_PREFIX + "mode": mode}
+    for key, value in confs.items():
+        settings[key if key.startswith(_PREFIX) else _PREFIX + key] = value
+    for key, value in settings.items():
+        builder.config(key, _validated(key, value))
+    options = builder._options
+    builder.config("spark.jars", _append(options.get("spark.jars"), jar_path()))
+    builder.config("spark.sql.extensions",
+                   _append(options.get("spark.sql.extensions"), EXTENSION_CLASS))
+    return builder
+
+
+def installed(spark: SparkSession) -> bool:
+    """True when planguard's rules are part of this running session."""
+    try:
+        return bool(spark._jvm.planguard.PlanGuard.installed(spark._jsparkSession))
+    except Exception:  # the jar is not on this session's classpath
+        return False
+
+
+def _refuse_when_running():
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        raise ConfigurationError(
+            "planguard.configure() was called while a SparkSession is running "
+            f"(app {active.sparkContext.appName!r}). Spark applies spark.jars and "
+            "spark.sql.extensions only when it starts, so planguard would silently not be "
+            "installed. Call spark.stop() first, or configure the builder before any session "
+            "exists; with spark-submit use --jars and --conf spark.sql.extensions instead.")
+
+
+def _validated(key: str, value) -> str:
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    declared = declared_confs()
+    entry = declared.get(key)
+    if entry is None and key.startswith(_PREFIX + "check."):
+        entry = declared[_CHECK_KEY]
+    if entry is None:
+        raise ValueError(f"Unknown planguard conf {key!r}; planguard's confs are: "
+                         f"{', '.join(declared)}")
+    if text.strip().lower() not in entry["allowed"]:
+        raise ValueError(f"Invalid value {text!r} for {key}: allowed values are "
+                         f"{', '.join(entry['allowed'])}. {entry['doc']}")
+    return text
+
+
+def _append(csv, item: str) -> str:
+    items = [x.strip() for x in (csv or "").split(",") if x.strip()]
+    return ",".join(items if item in items else items + [item])
