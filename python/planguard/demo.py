@@ -17,7 +17,7 @@ _SEED_QUERIES = [
      "SELECT l_orderkey, COUNT(l_partkey) AS n FROM lineitem JOIN orders "
      "ON l_orderkey = o_orderkey GROUP BY l_orderkey ORDER BY l_orderkey"),
 ]
-_BROKEN_QUERY = "SELECT t1.id AS id, a AS name FROM t1 ORDER BY id"
+_BROKEN_QUERY = "SELECT l_orderkey AS id, l_partkey AS part FROM lineitem"
 _BROKEN_SWITCH = "planguard.demo.breakRootColumns"
 
 

@@ -6,60 +6,69 @@ import org.apache.spark.sql.catalyst.plans.Inner
 import org.apache.spark.sql.catalyst.plans.logical.{Command, Join, JoinHint, LogicalPlan, Project}
 import org.apache.spark.sql.execution.datasources.WriteFiles
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{IntegerType, StringType}
 
 // Deliberately broken (and deliberately legal) optimizer rules that planguard's tests install
 // next to planguard, in either order. Each acts on the query's result root only (under a write
 // command: the query it writes) and is idempotent, so the optimizer's fixed-point batches settle.
 
-/** Applies `f` to the plan whose rows the query returns or writes. */
-object ResultRoot {
-  def transform(plan: LogicalPlan)(f: LogicalPlan => LogicalPlan): LogicalPlan = plan match {
-    case c: Command if c.children.size == 1 => c.withNewChildren(Seq(transform(c.children.head)(f)))
-    case w: WriteFiles => w.withNewChildren(Seq(transform(w.child)(f)))
-    case _ => f(plan)
+/**
+ * A test rule acting on the plan whose rows the query returns or writes. Each rule is on unless
+ * the session conf `planguard.testing.<RuleName>` is false, so one session can switch them.
+ */
+abstract class ResultRootRule extends Rule[LogicalPlan] {
+  protected def rewrite: PartialFunction[LogicalPlan, LogicalPlan]
+
+  override def apply(plan: LogicalPlan): LogicalPlan =
+    if (SQLConf.get.getConfString(s"planguard.testing.$ruleName", "true") == "true") {
+      onResultRoot(plan)
+    } else plan
+
+  private def onResultRoot(plan: LogicalPlan): LogicalPlan = plan match {
+    case c: Command if c.children.size == 1 => c.withNewChildren(Seq(onResultRoot(c.children.head)))
+    case w: WriteFiles => w.withNewChildren(Seq(onResultRoot(w.child)))
+    case _ => rewrite.applyOrElse(plan, identity[LogicalPlan])
   }
+
+  override def ruleName: String = getClass.getSimpleName.stripSuffix("$")
 }
 
 /** Broken: orders the root projection's columns by descending name, e.g. (a, b) -> (b, a). */
-object SwapRootColumns extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = ResultRoot.transform(plan) {
+object SwapRootColumns extends ResultRootRule {
+  override protected val rewrite: PartialFunction[LogicalPlan, LogicalPlan] = {
     case p @ Project(list, _) if list.size >= 2 && list != list.sortBy(_.name).reverse =>
       p.copy(projectList = list.sortBy(_.name).reverse)
-    case other => other
   }
 }
 
 /** Broken: the root projection's first int column becomes a string of the same name and id. */
-object CastRootColumn extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = ResultRoot.transform(plan) {
+object CastRootColumn extends ResultRootRule {
+  override protected val rewrite: PartialFunction[LogicalPlan, LogicalPlan] = {
     case p @ Project(list, _) if list.exists(_.dataType == IntegerType) =>
       val i = list.indexWhere(_.dataType == IntegerType)
       val e = list(i)
       p.copy(projectList = list.updated(i,
         Alias(Cast(e.toAttribute, StringType), e.name)(exprId = e.exprId): NamedExpression))
-    case other => other
   }
 }
 
 /** Broken: the root projection's first non-null column becomes nullable. */
-object LoosenRootNullability extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = ResultRoot.transform(plan) {
+object LoosenRootNullability extends ResultRootRule {
+  override protected val rewrite: PartialFunction[LogicalPlan, LogicalPlan] = {
     case p @ Project(list, _) if list.exists(e => !e.nullable) =>
       val i = list.indexWhere(e => !e.nullable)
       val e = list(i)
       p.copy(projectList = list.updated(i,
         Alias(KnownNullable(e.toAttribute), e.name)(exprId = e.exprId)))
-    case other => other
   }
 }
 
 /** Legal for a non-projected plan: puts the root inner join's sides in descending name order. */
-object SwapRootJoinSides extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = ResultRoot.transform(plan) {
+object SwapRootJoinSides extends ResultRootRule {
+  override protected val rewrite: PartialFunction[LogicalPlan, LogicalPlan] = {
     case j @ Join(l, r, Inner, _, hint) if l.output.head.name < r.output.head.name =>
       j.copy(left = r, right = l, hint = JoinHint(hint.rightHint, hint.leftHint))
-    case other => other
   }
 }
 

@@ -1,0 +1,99 @@
+"""Real local Spark sessions for planguard's Python tests.
+
+PySpark runs one JVM per process and Spark reads spark.sql.extensions once, when the session
+starts. So each extension order gets its own session in its own process: this process runs the
+order given by PLANGUARD_TEST_ORDER (default: planguard first), and test_extension_order.py reruns
+the order-dependent tests in a subprocess with the other order.
+"""
+import os
+import pathlib
+
+import pytest
+from pyspark.sql import SparkSession
+
+import planguard
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TESTS_JAR = ROOT / "target" / "planguard-tests.jar"
+DELTA = "io.delta.sql.DeltaSparkSessionExtension"
+# Test-only rules from target/planguard-tests.jar (jvm/src/test/scala/planguard/testing).
+BROKEN = ["planguard.testing.SwapRootColumnsExtension",
+          "planguard.testing.SwapRootJoinSidesExtension"]
+ORDER = os.environ.get("PLANGUARD_TEST_ORDER", "first")
+
+
+LOG = pathlib.Path(os.environ.get("PLANGUARD_TEST_LOG", "/tmp/planguard-test-%d.log" % os.getpid()))
+
+
+def base_builder() -> SparkSession.Builder:
+    return (SparkSession.builder.master("local[2]").appName("planguard-tests")
+            .config("spark.driver.extraJavaOptions",
+                    f"-Dlog4j2.configurationFile={ROOT / 'tests' / 'log4j2.properties'} "
+                    f"-Dplanguard.test.log={LOG}")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+            .config("spark.planguard.internalErrors", "fail")
+            # The broken test rules stay off until a test switches one on.
+            .config("planguard.testing.SwapRootColumns", "false")
+            .config("planguard.testing.SwapRootJoinSides", "false"))
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """Delta, planguard and the broken test rules; planguard before or after the broken rules."""
+    from delta import configure_spark_with_delta_pip
+
+    assert TESTS_JAR.exists(), "run `dev/sbt Test/package` first (dev/test does)"
+    builder = base_builder().config("spark.sql.extensions", DELTA).config(
+        "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+    builder = configure_spark_with_delta_pip(builder)
+    if ORDER == "last":
+        builder.config("spark.sql.extensions", ",".join([DELTA] + BROKEN))
+        planguard.configure(builder)
+    else:
+        planguard.configure(builder)
+        builder.config("spark.sql.extensions",
+                       builder._options["spark.sql.extensions"] + "," + ",".join(BROKEN))
+    builder.config("spark.jars", builder._options["spark.jars"] + "," + str(TESTS_JAR))
+    session = builder.getOrCreate()
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def warnings():
+    """Returns the planguard lines the driver logs from now on."""
+    start = LOG.stat().st_size if LOG.exists() else 0
+
+    def read():
+        if not LOG.exists():
+            return []
+        with LOG.open() as f:
+            f.seek(start)
+            return [line for line in f.read().splitlines() if line.startswith("WARN planguard")]
+
+    return read
+
+
+@pytest.fixture
+def conf(spark):
+    """Sets session confs for one test and restores them after."""
+    previous = {}
+
+    def set_conf(key, value):
+        previous.setdefault(key, spark.conf.get(key, None))
+        spark.conf.set(key, value)
+
+    yield set_conf
+    for key, value in previous.items():
+        if value is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, value)
+
+
+@pytest.fixture(params=[True, False], ids=["adaptive", "not-adaptive"])
+def adaptive(conf, request):
+    conf("spark.sql.adaptive.enabled", str(request.param).lower())
+    return request.param

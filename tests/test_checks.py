@@ -1,0 +1,108 @@
+"""planguard's check in a real PySpark session with Delta and broken test rules.
+
+Runs with planguard listed first; test_extension_order.py reruns this file with planguard last.
+"""
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+import planguard
+
+SWAP_COLUMNS = "planguard.testing.SwapRootColumns"
+SWAP_JOIN_SIDES = "planguard.testing.SwapRootJoinSides"
+
+
+def projected(spark):
+    """A projection over a scan, and one over a shuffled join (adaptive execution plans it)."""
+    left = spark.range(20).selectExpr("id AS k", "CAST(id AS INT) AS a")
+    right = spark.range(20).selectExpr("id AS k2", "id * 2 AS b")
+    return [spark.range(5).selectExpr("CAST(id AS INT) AS a", "id * 2 AS b"),
+            left.join(right, F.col("k") == F.col("k2")).select("a", "b")]
+
+
+def test_session_has_planguard(spark):
+    assert planguard.installed(spark)
+    extensions = spark.sparkContext.getConf().get("spark.sql.extensions").split(",")
+    assert extensions.count(planguard.EXTENSION_CLASS) == 1
+    assert extensions[0] == "io.delta.sql.DeltaSparkSessionExtension"
+
+
+def test_swapped_root_columns_fail(spark, adaptive, conf, warnings):
+    conf(SWAP_COLUMNS, "true")
+    for df in projected(spark):
+        with pytest.raises(planguard.InvariantViolation) as caught:
+            df.collect()
+        e = caught.value
+        assert e.invariant == "OPTIMIZER_SCHEMA"
+        assert e.phase == "optimization"
+        assert e.rule is None
+        assert e.expected.fieldNames() == ["a", "b"]
+        assert e.actual.fieldNames() == ["b", "a"]
+        assert e.getCondition() == "PLANGUARD_OPTIMIZER_SCHEMA"
+        assert e.getSqlState() == "XXKPG"
+        assert str(e).startswith("[PLANGUARD_OPTIMIZER_SCHEMA] Invariant OPTIMIZER_SCHEMA")
+    assert warnings() == []
+
+
+def test_swapped_root_columns_warn_once_and_return_rows(spark, adaptive, conf, warnings):
+    conf(SWAP_COLUMNS, "true")
+    conf("spark.planguard.mode", "warn")
+    for df in projected(spark):
+        logged = len(warnings())
+        rows = df.collect()
+        assert len(rows) > 0
+        new = warnings()[logged:]
+        assert len(new) == 1, new
+        assert "[PLANGUARD_OPTIMIZER_SCHEMA]" in new[0]
+
+
+@pytest.mark.parametrize("key,value", [("spark.planguard.mode", "off"),
+                                       ("spark.planguard.check.OPTIMIZER_SCHEMA", "off"),
+                                       ("spark.planguard.enabled", "false")])
+def test_off_and_kill_switch_pass_silently(spark, adaptive, conf, warnings, key, value):
+    conf(SWAP_COLUMNS, "true")
+    conf(key, value)
+    for df in projected(spark):
+        assert df.collect()
+    assert warnings() == []
+
+
+def test_swapped_join_sides_are_legal(spark, adaptive, conf, warnings):
+    conf(SWAP_JOIN_SIDES, "true")
+    left = spark.range(10).selectExpr("id AS a", "id * 2 AS b")
+    right = spark.range(10).selectExpr("id AS x", "id * 3 AS y")
+    assert len(left.join(right, F.col("a") == F.col("x")).collect()) == 10
+    assert warnings() == []
+
+
+def test_invalid_conf_names_key_and_allowed_values(spark, conf):
+    conf("spark.planguard.mode", "fial")
+    with pytest.raises(Exception) as caught:
+        spark.range(1).collect()
+    message = str(caught.value)
+    assert "PLANGUARD_INVALID_CONF" in message
+    assert "spark.planguard.mode" in message and "'fail', 'warn', 'off'" in message
+
+
+def test_failing_check_writes_nothing_to_delta_or_parquet(spark, adaptive, conf, tmp_path):
+    conf(SWAP_COLUMNS, "true")
+    df = projected(spark)[1]
+    for fmt in ["delta", "parquet"]:
+        target = tmp_path / fmt
+        with pytest.raises(planguard.InvariantViolation):
+            df.write.format(fmt).save(str(target))
+        assert not target.exists()
+
+
+def test_legal_delta_and_parquet_writes_pass(spark, adaptive, tmp_path, warnings):
+    for df in projected(spark):
+        for fmt in ["delta", "parquet"]:
+            target = tmp_path / f"{fmt}-{df.columns}"
+            df.write.format(fmt).mode("overwrite").save(str(target))
+            assert spark.read.format(fmt).load(str(target)).count() == df.count()
+    assert warnings() == []
+
+
+def test_configure_refuses_a_running_session(spark):
+    with pytest.raises(planguard.ConfigurationError, match="spark.stop"):
+        planguard.configure(SparkSession.builder)

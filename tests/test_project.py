@@ -1,0 +1,33 @@
+"""The project's own promises: one Spark version everywhere, docs that list every conf."""
+import json
+import pathlib
+import re
+import zipfile
+
+import pyspark
+
+import planguard
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_spark_version_is_pinned_once_and_installed():
+    sbt = re.search(r'val sparkVersion = "([^"]+)"', (ROOT / "build.sbt").read_text()).group(1)
+    pin = re.search(r'"pyspark==([^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
+    assert sbt == pin == pyspark.__version__
+    assert sbt.startswith("4.0.")
+
+
+def test_every_conf_is_documented_with_its_default():
+    confs = json.loads(zipfile.ZipFile(planguard.jar_path()).read("planguard/confs.json"))
+    for doc in ["README.md", "docs/configuration.md"]:
+        text = (ROOT / doc).read_text()
+        for key, entry in confs.items():
+            assert f"`{key}`" in text, f"{doc} does not mention {key}"
+            assert f"`{entry['default']}`" in text, f"{doc} lacks {key}'s default"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    assert "./dev/test" in readme and "./dev/demo" in readme
+    assert "exec ./dev/test" in (ROOT / ".ci" / "run").read_text()

@@ -1,0 +1,68 @@
+"""spark-submit (shipped with pyspark) runs a job with planguard's jar: the job fails on a
+deliberately broken optimizer rule, and passes without it or with planguard listed twice."""
+import os
+import pathlib
+import subprocess
+import sys
+import zipfile
+
+import pyspark
+import pytest
+
+import planguard
+from conftest import TESTS_JAR
+
+JOB = """
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.getOrCreate()
+rows = spark.range(5).selectExpr("id AS a", "id * 2 AS b").collect()
+print("ROWS", [tuple(r) for r in rows])
+"""
+
+
+def submit(tmp_path: pathlib.Path, extensions: str, *confs: str,
+           extra_jars=()) -> subprocess.CompletedProcess:
+    job = tmp_path / "job.py"
+    job.write_text(JOB)
+    spark_submit = pathlib.Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    return subprocess.run(
+        [str(spark_submit), "--master", "local[2]",
+         "--jars", ",".join([planguard.jar_path(), str(TESTS_JAR), *map(str, extra_jars)]),
+         *[arg for c in confs for arg in ("--conf", c)],
+         "--conf", f"spark.sql.extensions={extensions}",
+         "--conf", "spark.ui.enabled=false", str(job)],
+        capture_output=True, text=True, timeout=600,
+        env=dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable))
+
+
+def test_broken_rule_fails_the_job(tmp_path):
+    result = submit(tmp_path, "planguard.PlanGuardExtensions,"
+                              "planguard.testing.SwapRootColumnsExtension")
+    assert result.returncode != 0
+    assert "[PLANGUARD_OPTIMIZER_SCHEMA]" in result.stderr
+    assert "ROWS" not in result.stdout
+
+
+@pytest.mark.parametrize("extensions", [
+    "planguard.PlanGuardExtensions",
+    "planguard.PlanGuardExtensions,planguard.PlanGuardExtensions",
+])
+def test_job_passes_without_the_broken_rule(tmp_path, extensions):
+    result = submit(tmp_path, extensions)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "ROWS [(0, 0), (1, 2), (2, 4), (3, 6), (4, 8)]" in result.stdout
+
+
+def test_listed_and_self_registered_installs_once(tmp_path):
+    """A jar whose META-INF/services registers planguard, and planguard also listed: one check,
+    so one warning in warn mode."""
+    services = tmp_path / "self-register.jar"
+    with zipfile.ZipFile(services, "w") as jar:
+        jar.writestr("META-INF/services/org.apache.spark.sql.SparkSessionExtensionsProvider",
+                     "planguard.PlanGuardExtensions\n")
+    result = submit(tmp_path, "planguard.PlanGuardExtensions,"
+                              "planguard.testing.SwapRootColumnsExtension",
+                    "spark.planguard.mode=warn", extra_jars=[services])
+    assert result.returncode == 0, result.stderr[-3000:]
+    warnings = [line for line in result.stderr.splitlines() if "[PLANGUARD_OPTIMIZER_SCHEMA]" in line]
+    assert len(warnings) == 1, warnings
