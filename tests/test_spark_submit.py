@@ -39,7 +39,8 @@ def test_broken_rule_fails_the_job(tmp_path):
     result = submit(tmp_path, "planguard.PlanGuardExtensions,"
                               "planguard.testing.SwapRootColumnsExtension")
     assert result.returncode != 0
-    assert "[PLANGUARD_OPTIMIZER_SCHEMA]" in result.stderr
+    # spark-submit's PythonRunner merges the job's stderr into its stdout.
+    assert "[PLANGUARD_OPTIMIZER_SCHEMA]" in result.stdout + result.stderr
     assert "ROWS" not in result.stdout
 
 
@@ -64,5 +65,6 @@ def test_listed_and_self_registered_installs_once(tmp_path):
                               "planguard.testing.SwapRootColumnsExtension",
                     "spark.planguard.mode=warn", extra_jars=[services])
     assert result.returncode == 0, result.stderr[-3000:]
-    warnings = [line for line in result.stderr.splitlines() if "[PLANGUARD_OPTIMIZER_SCHEMA]" in line]
+    output = (result.stdout + result.stderr).splitlines()
+    warnings = [line for line in output if "WARN planguard" in line]
     assert len(warnings) == 1, warnings

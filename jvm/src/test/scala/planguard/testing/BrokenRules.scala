@@ -21,7 +21,7 @@ abstract class ResultRootRule extends Rule[LogicalPlan] {
   protected def rewrite: PartialFunction[LogicalPlan, LogicalPlan]
 
   override def apply(plan: LogicalPlan): LogicalPlan =
-    if (SQLConf.get.getConfString(s"planguard.testing.$ruleName", "true") == "true") {
+    if (SQLConf.get.getConfString(switch, "true") == "true") {
       onResultRoot(plan)
     } else plan
 
@@ -31,7 +31,7 @@ abstract class ResultRootRule extends Rule[LogicalPlan] {
     case _ => rewrite.applyOrElse(plan, identity[LogicalPlan])
   }
 
-  override def ruleName: String = getClass.getSimpleName.stripSuffix("$")
+  private val switch = s"planguard.testing.${getClass.getSimpleName.stripSuffix("$")}"
 }
 
 /** Broken: orders the root projection's columns by descending name, e.g. (a, b) -> (b, a). */
