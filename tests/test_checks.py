@@ -35,7 +35,7 @@ def test_swapped_root_columns_fail(spark, adaptive, conf, warnings):
         e = caught.value
         assert e.invariant == "OPTIMIZER_SCHEMA"
         assert e.phase == "optimization"
-        assert e.rule is None
+        assert e.rule.startswith("planguard.testing.SwapRootColumns (batch ")
         assert e.expected.fieldNames() == ["a", "b"]
         assert e.actual.fieldNames() == ["b", "a"]
         assert e.getCondition() == "PLANGUARD_OPTIMIZER_SCHEMA"
@@ -110,3 +110,17 @@ def test_legal_delta_and_parquet_writes_pass(spark, adaptive, tmp_path, warnings
 def test_configure_refuses_a_running_session(spark):
     with pytest.raises(planguard.ConfigurationError, match="spark.stop"):
         planguard.configure(SparkSession.builder)
+
+
+def test_violations_are_reported_to_python(spark, conf):
+    conf(SWAP_COLUMNS, "true")
+    conf("spark.planguard.mode", "warn")
+    before = len(planguard.violations(spark))
+    projected(spark)[0].collect()
+    report = planguard.violations(spark)[before:]
+    assert [(r["id"], r["level"], r["phase"]) for r in report] == \
+        [("OPTIMIZER_SCHEMA", "warn", "optimization")]
+    assert report[0]["rule"].startswith("planguard.testing.SwapRootColumns")
+    assert report[0]["expected"] == "a INT NOT NULL, b BIGINT NOT NULL"
+    assert report[0]["actual"] == "b BIGINT NOT NULL, a INT NOT NULL"
+    assert report[0]["differences"] and report[0]["plan"] and report[0]["time"] > 0

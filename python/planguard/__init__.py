@@ -6,7 +6,7 @@ then checked before it produces a row or writes a file, and a broken contract ra
 """
 from planguard._errors import ConfigurationError, InvariantViolation
 from planguard._jar import jar_path
-from planguard._session import EXTENSION_CLASS, configure, installed
+from planguard._session import EXTENSION_CLASS, configure, installed, violations
 
 __all__ = [
     "EXTENSION_CLASS",
@@ -15,5 +15,6 @@ __all__ = [
     "configure",
     "installed",
     "jar_path",
+    "violations",
 ]
 __version__ = "0.1.0"

@@ -70,3 +70,12 @@ def _validated(key: str, value) -> str:
 def _append(csv, item: str) -> str:
     items = [x.strip() for x in (csv or "").split(",") if x.strip()]
     return ",".join(items if item in items else items + [item])
+
+
+def violations(spark: SparkSession) -> list:
+    """The session's most recent violations (up to 1000), oldest first, as dicts with keys
+    id, level, phase, rule, expected, actual, differences, plan, time (ms since the epoch).
+    Internal errors of planguard itself appear with id INTERNAL_ERROR."""
+    import json
+
+    return json.loads(spark._jvm.planguard.PlanGuard.violationsJson(spark._jsparkSession))

@@ -1,12 +1,26 @@
 package planguard
 
+import planguard.conf.Level
+
 /** A planning contract planguard checks; its id appears in every error, log line and doc. */
-sealed abstract class Invariant(val id: String, val seedSection: String)
+sealed abstract class Invariant(val id: String, val seedSection: String) {
+  /** The mildest level the invariant runs at when only spark.planguard.mode is set. */
+  def defaultLevel: Level = Level.Fail
+}
 
 object Invariant {
+  /** Seed 004: (relation, name) is unique in every schema a logical node creates. */
+  case object UniqueField extends Invariant("UNIQUE_FIELD", "seed 004 (added invariant)") {
+    // Spark accepts such plans until a column is referenced: failing would break valid jobs.
+    override val defaultLevel: Level = Level.Warn
+  }
   /** Seed 004 §3.7: optimisation keeps the analyzed schema (exactly when projected). */
   case object OptimizerSchema extends Invariant("OPTIMIZER_SCHEMA", "seed 004 §3.7")
+  /** Seed 004 §3.5: the physical plan's schema is the optimized one without qualifiers. */
+  case object PlanningSchema extends Invariant("PLANNING_SCHEMA", "seed 004 §3.5")
+  /** Seed 004 §3.8: preparation and adaptive re-planning keep the planned physical schema. */
+  case object PhysicalSchema extends Invariant("PHYSICAL_SCHEMA", "seed 004 §3.8")
 
-  val all: Seq[Invariant] = Seq(OptimizerSchema)
+  val all: Seq[Invariant] = Seq(UniqueField, OptimizerSchema, PlanningSchema, PhysicalSchema)
   val byId: Map[String, Invariant] = all.map(i => i.id -> i).toMap
 }

@@ -4,6 +4,8 @@ import java.util.{Collections, WeakHashMap}
 
 import org.apache.spark.sql.SparkSession
 
+import planguard.report.ViolationLog
+
 /** planguard's entry points for Python and for users: is it installed, and what does it accept. */
 object PlanGuard {
 
@@ -18,4 +20,7 @@ object PlanGuard {
     session.sessionState // planguard's rule builders run when the session state is built
     sessions.contains(session)
   }
+
+  /** The session's violation report as JSON, for Python's `planguard.violations(spark)`. */
+  def violationsJson(session: SparkSession): String = ViolationLog.json(session)
 }

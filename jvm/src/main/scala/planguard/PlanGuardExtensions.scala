@@ -4,7 +4,7 @@ import java.util.{Collections, WeakHashMap}
 
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 
-import planguard.rules.{PlanGuardColumnarRule, RememberAnalyzedPlan}
+import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule, RememberAnalyzedPlan}
 
 /**
  * Installs planguard: `spark.sql.extensions=planguard.PlanGuardExtensions`. Applying it more than
@@ -15,15 +15,20 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
     if (PlanGuardExtensions.firstApplication(extensions)) {
+      // Check rules run once on each query's final analyzed plan (UNIQUE_FIELD).
+      extensions.injectCheckRule(session => CheckAnalyzedPlan(session))
       // Normalisation sees the analyzed plan of every QueryExecution (queries, the queries of
       // write commands, cached plans) just before it becomes the optimizer's input.
       extensions.injectPlanNormalizationRule { session =>
         PlanGuard.register(session)
         RememberAnalyzedPlan
       }
-      // The columnar pre-transition hook runs on both the adaptive and the non-adaptive path,
-      // after planning and before anything executes: the place to check and to stop a query.
+      // The columnar hooks run on both the adaptive and the non-adaptive path, after planning
+      // and before anything executes: the place to check and to stop a query. The pre hook
+      // checks the logical-to-physical contracts, the post hook the prepared plan.
       extensions.injectColumnar(session => new PlanGuardColumnarRule(session))
+      // Adaptive execution runs query-stage preparation rules on each whole re-planned plan.
+      extensions.injectQueryStagePrepRule(session => CheckAdaptivePlan(session))
     }
   }
 }

@@ -1,26 +1,47 @@
 package planguard
 
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.trees.TreeNode
 import org.apache.spark.sql.internal.SQLConf
 import org.slf4j.LoggerFactory
 
 import planguard.conf.{Level, PlanGuardConf}
 import planguard.errors.InvariantViolation
+import planguard.report.{ViolationLog, ViolationRecord}
 import planguard.schema.SchemaDiff
 
 /** Turns a broken invariant into what its level asks for: an error, a warning, or nothing. */
 object Violations {
   private val log = LoggerFactory.getLogger("planguard")
 
-  /** The invariant's level for this query; `Off` means: do not even check. */
-  def level(invariant: Invariant): Level = PlanGuardConf.level(SQLConf.get, invariant)
+  /**
+   * Runs one check at the invariant's level: not at all when the level is off; when the contract
+   * is broken, records it, then fails or warns. `rule` names the culprit and is evaluated only
+   * after a violation was found.
+   */
+  def check(session: SparkSession, invariant: Invariant, phase: String, plan: TreeNode[_])(
+      diff: => SchemaDiff)(rule: SchemaDiff => Option[String] = _ => None): Unit = {
+    val level = PlanGuardConf.level(SQLConf.get, invariant)
+    if (level != Level.Off) {
+      val found = diff
+      if (!found.isEmpty) report(session, level, invariant, phase, found, rule(found), plan)
+    }
+  }
 
-  def report(level: Level, invariant: Invariant, phase: String, diff: SchemaDiff,
-      rule: Option[String]): Unit = {
+  private def report(session: SparkSession, level: Level, invariant: Invariant, phase: String,
+      diff: SchemaDiff, rule: Option[String], plan: TreeNode[_]): Unit = {
     val violation = new InvariantViolation(invariant, phase, diff.expected, diff.actual, diff, rule)
+    ViolationLog.record(session, ViolationRecord(invariant.id, level.name, phase, rule,
+      SchemaDiff.render(diff.expected), SchemaDiff.render(diff.actual), diff.differences,
+      summary(plan), System.currentTimeMillis()))
     level match {
       case Level.Fail => throw violation
       case Level.Warn => log.warn(violation.getMessage.replace('\n', ' '))
       case Level.Off =>
     }
   }
+
+  /** The plan's root and size, for the report. */
+  def summary(plan: TreeNode[_]): String =
+    s"${plan.simpleString(5).take(200)} (${plan.collect { case n => n }.size} nodes)"
 }

@@ -1,6 +1,6 @@
 package planguard.checks
 
-import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan, Project, SubqueryAlias, View}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 import planguard.schema.SchemaDiff
 
@@ -12,25 +12,18 @@ import planguard.schema.SchemaDiff
 object OptimizerSchemaCheck {
 
   /** The difference between the analyzed and the optimized schema; empty when the contract holds. */
-  def apply(analyzed: LogicalPlan, optimized: LogicalPlan): SchemaDiff = {
-    val (expected, actual) = resultPlans(analyzed, optimized)
-    if (isProjected(expected)) SchemaDiff.exact(expected.schema, actual.schema)
-    else SchemaDiff.asMultiset(expected.schema, actual.schema)
-  }
+  def apply(analyzed: LogicalPlan, optimized: LogicalPlan): SchemaDiff =
+    apply(analyzed, analyzed, optimized)
 
-  /** A write command returns no rows: its contract is on the query whose rows it writes. */
-  private def resultPlans(analyzed: LogicalPlan, optimized: LogicalPlan) =
-    (analyzed, optimized) match {
-      case (a: Command, o: Command) if a.children.size == 1 && o.children.size == 1 =>
-        (a.children.head, o.children.head)
-      case _ => (analyzed, optimized)
-    }
-
-  /** Aliases and views only rename the relation; the projection under them fixes the order. */
-  private def isProjected(plan: LogicalPlan): Boolean = plan match {
-    case _: Project => true
-    case SubqueryAlias(_, child) => isProjected(child)
-    case v: View => isProjected(v.child)
-    case _ => false
+  /**
+   * The same contract from an earlier optimized plan: adaptive re-optimization must keep the
+   * schema the optimizer produced, and a break the optimizer made is reported once, there.
+   */
+  def apply(analyzed: LogicalPlan, before: LogicalPlan, after: LogicalPlan): SchemaDiff = {
+    val expected = ResultPlans.logical(before).schema
+    val actual = ResultPlans.logical(after).schema
+    val why = ResultPlans.orderRule(analyzed)
+    if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why)
+    else SchemaDiff.asMultiset(expected, actual, why)
   }
 }

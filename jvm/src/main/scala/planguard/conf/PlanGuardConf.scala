@@ -43,12 +43,14 @@ object PlanGuardConf {
   /** The kill switch: false makes every planguard rule a no-op. */
   def enabled(conf: SQLConf): Boolean = read(conf, EnabledEntry, EnabledEntry.key).toBoolean
 
-  /** The level of one invariant: its own `check.<ID>` key if set, else `mode`. */
+  /**
+   * The level of one invariant: its own `check.<ID>` key if set, else `mode`, but no stricter than
+   * the invariant's default level.
+   */
   def level(conf: SQLConf, invariant: Invariant): Level = {
     val key = s"${Prefix}check.${invariant.id}"
-    val value = if (conf.contains(key)) read(conf, CheckEntry, key) else read(conf, ModeEntry,
-      ModeEntry.key)
-    Level.fromString(value)
+    if (conf.contains(key)) Level.fromString(read(conf, CheckEntry, key))
+    else Level.fromString(read(conf, ModeEntry, ModeEntry.key)).min(invariant.defaultLevel)
   }
 
   /** True when planguard's own unexpected exceptions must fail the query. */

@@ -51,9 +51,15 @@ object InvariantViolation {
     "differences" -> diff.differences.mkString("; "),
     "advice" -> advice(invariant))
 
-  private def advice(invariant: Invariant): String =
-    s"a rule changed the query's result schema, which ${invariant.seedSection} forbids. " +
-      "Find the rule (spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it " +
-      "or exclude it (spark.sql.optimizer.excludedRules); to let queries run while you " +
-      s"investigate, set spark.planguard.check.${invariant.id}=warn."
+  private def advice(invariant: Invariant): String = invariant match {
+    case Invariant.UniqueField =>
+      "give the columns distinct names or relations (alias a side of the join: df.alias(\"l\"), " +
+        "or rename a column) so that every reference to them is unambiguous; to silence this " +
+        "check, set spark.planguard.check.UNIQUE_FIELD=off."
+    case _ =>
+      s"a rule changed the query's result schema, which ${invariant.seedSection} forbids. " +
+        "Find the rule (spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it " +
+        "or exclude it (spark.sql.optimizer.excludedRules); to let queries run while you " +
+        s"investigate, set spark.planguard.check.${invariant.id}=warn."
+  }
 }

@@ -5,35 +5,34 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.OptimizerSchemaCheck
-import planguard.conf.Level
+import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PlanningSchemaCheck}
 
 /**
- * Checks each query's plans when Spark prepares its physical plan for execution; returns the plan
- * unchanged. Throwing here stops the query before any row is produced or any file written.
+ * OPTIMIZER_SCHEMA and PLANNING_SCHEMA, when Spark prepares a query's physical plan: after
+ * planning, before anything executes. Returns the plan unchanged; throwing stops the query before
+ * any row is produced or any file written.
  */
 final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan] {
 
   override def apply(plan: SparkPlan): SparkPlan = {
-    Guarded(ruleName) {
-      val level = Violations.level(Invariant.OptimizerSchema)
-      if (level != Level.Off) {
-        PlannedQuery.of(plan, session).filter(_.firstCheck()).foreach { query =>
-          val diff = OptimizerSchemaCheck(query.analyzed, query.optimized)
-          if (!diff.isEmpty) {
-            Violations.report(level, Invariant.OptimizerSchema, Phase.Optimization, diff, None)
-          }
+    Guarded(session, ruleName) {
+      PlannedQuery.of(plan, session).filter(_.firstCheck(ruleName)).foreach { query =>
+        Violations.check(session, Invariant.OptimizerSchema, Phase.Optimization, query.optimized)(
+          OptimizerSchemaCheck(query.analyzed, query.optimized)) { _ =>
+          OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
+            query.analyzed.clone())(!OptimizerSchemaCheck(query.analyzed, _).isEmpty)
         }
+        val planned = query.planned.getOrElse(plan)
+        Violations.check(session, Invariant.PlanningSchema, Phase.PhysicalPlanning, planned)(
+          PlanningSchemaCheck(query.optimized, planned))()
       }
     }
     plan
   }
 }
 
-/**
- * The columnar pre-transition hook is the one plan hook Spark runs on both the adaptive and the
- * non-adaptive path, after planning and before execution.
- */
+/** planguard's columnar rule: checks only, around Spark's columnar transitions. */
 final class PlanGuardColumnarRule(session: SparkSession) extends ColumnarRule {
   override val preColumnarTransitions: Rule[SparkPlan] = CheckPreparedPlan(session)
+  override val postColumnarTransitions: Rule[SparkPlan] = CheckPreparedPhysicalPlan(session)
 }

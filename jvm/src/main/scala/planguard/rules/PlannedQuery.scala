@@ -2,29 +2,32 @@ package planguard.rules
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
+import org.apache.spark.sql.catalyst.expressions.AttributeSet
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
+import org.apache.spark.sql.execution.exchange.Exchange
 
 /**
- * The analyzed and optimized plans of a query whose physical plan is being prepared.
+ * The plans of a query whose physical plan is being prepared.
  *
+ * @param planned the physical plan as planned, before preparation, where Spark keeps it
  * @param plannedRoot the optimized root that physical planning started from
  */
 final case class PlannedQuery(analyzed: LogicalPlan, optimized: LogicalPlan,
-    plannedRoot: LogicalPlan) {
+    planned: Option[SparkPlan], plannedRoot: LogicalPlan) {
 
-  /** True the first time it is called for this query: each query's plans are checked once. */
-  def firstCheck(): Boolean = {
-    val first = plannedRoot.getTagValue(PlannedQuery.Checked).isEmpty
-    plannedRoot.setTagValue(PlannedQuery.Checked, true)
-    first
+  /** True the first time it is called for this query and hook: each is checked once. */
+  def firstCheck(hook: String): Boolean = {
+    val done = plannedRoot.getTagValue(PlannedQuery.Checked).getOrElse(Set.empty[String])
+    plannedRoot.setTagValue(PlannedQuery.Checked, done + hook)
+    !done.contains(hook)
   }
 }
 
 object PlannedQuery {
-  private val Checked = TreeNodeTag[Boolean]("planguard.checked")
+  private val Checked = TreeNodeTag[Set[String]]("planguard.checked")
 
   /**
    * Finds the query that `plan` is the whole physical plan of. Subquery plans, adaptive stages
@@ -40,14 +43,25 @@ object PlannedQuery {
       owner(plan, session) match {
         case Some(qe) =>
           if (qe.sparkPlan.logicalLink.exists(_ eq plannedRoot)) {
-            Some(PlannedQuery(qe.analyzed, qe.optimizedPlan, plannedRoot))
+            Some(PlannedQuery(qe.analyzed, qe.optimizedPlan, Some(qe.sparkPlan), plannedRoot))
           } else None
         case None if executionId(session).isEmpty =>
           // explain, cache and df.rdd prepare plans outside any SQL execution.
-          AnalyzedPlans.of(plannedRoot).map(PlannedQuery(_, plannedRoot, plannedRoot))
+          AnalyzedPlans.of(plannedRoot).map(PlannedQuery(_, plannedRoot, None, plannedRoot))
         case None => None
       }
     }
+  }
+
+  /**
+   * The query whose whole physical plan `plan` is, at any later step: prepared, adaptively
+   * re-planned, or the final adaptive stage. Its output attributes, which every step keeps, are
+   * those of the query's planned root; an exchange is a stage boundary, never a whole plan.
+   */
+  def whole(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = plan match {
+    case _: Exchange => None
+    case _ => owner(plan, session)
+      .filter(qe => AttributeSet(qe.sparkPlan.output) == AttributeSet(plan.output))
   }
 
   /**

@@ -20,7 +20,7 @@ final case class SchemaDiff(
 object SchemaDiff {
 
   /** Position by position: same names, order, types and metadata; nullability may tighten. */
-  def exact(expected: StructType, actual: StructType): SchemaDiff = {
+  def exact(expected: StructType, actual: StructType, why: String): SchemaDiff = {
     val differences = (0 until math.max(expected.length, actual.length)).flatMap { i =>
       (expected.fields.lift(i), actual.fields.lift(i)) match {
         case (Some(e), Some(a)) if !LogicalTypes.conforms(e, a) => Some(s"#$i ${describe(e, a)}")
@@ -29,11 +29,11 @@ object SchemaDiff {
         case _ => None
       }
     }
-    SchemaDiff(expected, actual, "exact: the analyzed root is a projection", differences)
+    SchemaDiff(expected, actual, s"exact: $why", differences)
   }
 
   /** As multisets: the same fields in any order; nullability may tighten. */
-  def asMultiset(expected: StructType, actual: StructType): SchemaDiff = {
+  def asMultiset(expected: StructType, actual: StructType, why: String): SchemaDiff = {
     val unmatched = mutable.ArrayBuffer(actual.fields.toIndexedSeq: _*)
     val missing = expected.fields.filter { e =>
       val i = unmatched.indexWhere(a => LogicalTypes.conforms(e, a))
@@ -46,8 +46,7 @@ object SchemaDiff {
         case i => describe(e, unmatched.remove(i))
       }
     } ++ unmatched.map(a => s"unexpected ${render(a)}")
-    SchemaDiff(expected, actual, "as a multiset: the analyzed root is not a projection",
-      differences.toSeq)
+    SchemaDiff(expected, actual, s"as a multiset: $why", differences.toSeq)
   }
 
   private def describe(e: StructField, a: StructField): String = {

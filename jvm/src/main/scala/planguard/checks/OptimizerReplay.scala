@@ -1,0 +1,54 @@
+package planguard.checks
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.{Rule, RuleExecutor}
+
+/**
+ * Names the optimizer rule that broke a contract by replaying the optimizer's batches rule by
+ * rule and checking after each one. Runs only after a violation was found, so the happy path
+ * pays nothing.
+ */
+object OptimizerReplay {
+
+  /** "RuleName (batch Name)" of the first rule after which `broken` holds, where replay finds it. */
+  def firstBreakingRule(optimizer: RuleExecutor[LogicalPlan], start: LogicalPlan)(
+      broken: LogicalPlan => Boolean): Option[String] =
+    try replay(optimizer, start, broken) catch { case NonFatal(_) => None }
+
+  private def replay(optimizer: RuleExecutor[LogicalPlan], start: LogicalPlan,
+      broken: LogicalPlan => Boolean): Option[String] = {
+    // RuleExecutor.batches is protected; its batches are the optimizer's own, in order.
+    val batches = call(optimizer, "batches").asInstanceOf[Seq[AnyRef]]
+    var plan = start
+    var culprit = Option.empty[String]
+    val remaining = batches.iterator
+    while (culprit.isEmpty && remaining.hasNext) {
+      val batch = remaining.next()
+      val name = call(batch, "name").asInstanceOf[String]
+      val maxIterations = call(call(batch, "strategy"), "maxIterations").asInstanceOf[Int]
+      val rules = call(batch, "rules").asInstanceOf[Seq[Rule[LogicalPlan]]]
+      var iteration = 0
+      var changed = true
+      while (culprit.isEmpty && changed && iteration < maxIterations) {
+        val before = plan
+        val batchRules = rules.iterator
+        while (culprit.isEmpty && batchRules.hasNext) {
+          val rule = batchRules.next()
+          plan = rule(plan)
+          if (broken(plan)) culprit = Some(s"${rule.ruleName} (batch $name)")
+        }
+        changed = !before.fastEquals(plan)
+        iteration += 1
+      }
+    }
+    culprit
+  }
+
+  private def call(target: AnyRef, method: String): AnyRef = {
+    val m = target.getClass.getMethod(method)
+    m.setAccessible(true)
+    m.invoke(target)
+  }
+}

@@ -1,0 +1,51 @@
+package planguard.checks
+
+import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan, Project, SubqueryAlias, View}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.datasources.{WriteFiles, WriteFilesExec}
+
+/** What the schema contracts compare: the plans whose rows a query returns or writes. */
+object ResultPlans {
+
+  /**
+   * A write command returns no rows: its contract is on the query whose rows it writes, under the
+   * WriteFiles node that planned writes add (whose physical form outputs nothing).
+   */
+  def logical(plan: LogicalPlan): LogicalPlan = plan match {
+    case c: Command if c.children.size == 1 => written(c.children.head)
+    case _ => plan
+  }
+
+  private def written(plan: LogicalPlan): LogicalPlan = plan match {
+    case w: WriteFiles => w.child
+    case _ => plan
+  }
+
+  /** The physical counterpart of [[logical]]. */
+  def physical(plan: SparkPlan, logicalRoot: LogicalPlan): SparkPlan = logicalRoot match {
+    case c: Command if c.children.size == 1 && plan.children.size == 1 =>
+      plan.children.head match {
+        case w: WriteFilesExec => w.child
+        case query => query
+      }
+    case _ => plan
+  }
+
+  /**
+   * Projected plans keep their exact order (seed 004 §3.7, §3.8). Aliases and views only rename
+   * the relation; the projection under them fixes the order.
+   */
+  def isProjected(analyzed: LogicalPlan): Boolean = projection(logical(analyzed))
+
+  private def projection(plan: LogicalPlan): Boolean = plan match {
+    case _: Project => true
+    case SubqueryAlias(_, child) => projection(child)
+    case v: View => projection(v.child)
+    case _ => false
+  }
+
+  /** How an ordered comparison is justified, for the error message. */
+  def orderRule(analyzed: LogicalPlan): String =
+    if (isProjected(analyzed)) "the analyzed root is a projection"
+    else "the analyzed root is not a projection"
+}

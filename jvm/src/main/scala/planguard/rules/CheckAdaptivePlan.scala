@@ -1,0 +1,32 @@
+package planguard.rules
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.SparkPlan
+
+import planguard.{Guarded, Invariant, Phase, Violations}
+import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck}
+
+/**
+ * Adaptive execution plans a query again after each stage: every re-planned physical plan must keep
+ * the planned schema (PHYSICAL_SCHEMA) and every re-optimized logical plan the analyzed one
+ * (OPTIMIZER_SCHEMA). Spark runs query-stage preparation rules on each whole re-planned plan.
+ * Returns the plan unchanged.
+ */
+final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan] {
+
+  override def apply(plan: SparkPlan): SparkPlan = {
+    Guarded(session, ruleName) {
+      PlannedQuery.whole(plan, session).foreach { qe =>
+        val reoptimized = plan.logicalLink.filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
+        reoptimized.foreach { logical =>
+          Violations.check(session, Invariant.OptimizerSchema, Phase.AdaptiveReoptimization,
+            logical)(OptimizerSchemaCheck(qe.analyzed, qe.optimizedPlan, logical))()
+        }
+        Violations.check(session, Invariant.PhysicalSchema, Phase.AdaptiveReoptimization, plan)(
+          PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))()
+      }
+    }
+    plan
+  }
+}

@@ -1,0 +1,38 @@
+package planguard.rules
+
+import java.util.{Collections, LinkedHashMap, Map => JMap}
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.internal.SQLConf
+
+import planguard.{Guarded, Invariant, Phase, Violations}
+import planguard.checks.UniqueFieldCheck
+
+/**
+ * UNIQUE_FIELD on each analyzed plan. A DataFrame's plan is analyzed again inside every DataFrame
+ * built on it, and Spark re-analyzes some plans it derives: each clash of columns (the same
+ * attributes) is reported once.
+ */
+final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan => Unit) {
+
+  override def apply(plan: LogicalPlan): Unit = Guarded(session, "CheckAnalyzedPlan") {
+    UniqueFieldCheck(plan, SQLConf.get.caseSensitiveAnalysis)
+      .filter { case (_, diff) => CheckAnalyzedPlan.firstReport(diff.differences) }
+      .foreach { case (node, diff) =>
+        Violations.check(session, Invariant.UniqueField, Phase.Analysis, node)(diff)()
+      }
+  }
+}
+
+object CheckAnalyzedPlan {
+  private val Remembered = 10000
+  private val reported = Collections.synchronizedMap(
+    new LinkedHashMap[Seq[String], java.lang.Boolean]() {
+      override def removeEldestEntry(e: JMap.Entry[Seq[String], java.lang.Boolean]): Boolean =
+        size() > Remembered
+    })
+
+  /** The clashes are described by their attributes (names with ids), unique per query. */
+  private def firstReport(clashes: Seq[String]): Boolean = reported.put(clashes, true) == null
+}

@@ -1,0 +1,97 @@
+package planguard
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.functions.col
+
+import planguard.errors.InvariantViolation
+import planguard.report.ViolationLog
+import planguard.testing._
+
+/** PLANNING_SCHEMA, PHYSICAL_SCHEMA, UNIQUE_FIELD, the report and rule attribution. */
+class SchemaInvariantsSuite extends SparkSessions {
+
+  private def orders(other: Extension): Seq[(String, Seq[Extension])] =
+    Seq("planguard first" -> Seq(planguard, other), "planguard last" -> Seq(other, planguard))
+
+  private def session(extensions: Seq[Extension], adaptive: Boolean,
+      confs: (String, String)*): SparkSession =
+    newSession(extensions, Seq("spark.sql.adaptive.enabled" -> adaptive.toString,
+      "spark.sql.autoBroadcastJoinThreshold" -> "-1") ++ confs: _*)
+
+  private def projected(spark: SparkSession): Seq[DataFrame] = {
+    val left = spark.range(20).selectExpr("id as k", "cast(id as int) as a")
+    val right = spark.range(20).selectExpr("id as k2", "id * 2 as b")
+    Seq(spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b"),
+      left.join(right, col("k") === col("k2")).select("a", "b"))
+  }
+
+  for ((order, extensions) <- orders(new ReversingProjectStrategyExtension);
+       adaptive <- adaptiveModes) {
+    test(s"PLANNING_SCHEMA catches a planner strategy that reorders a projection " +
+      s"($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      projected(spark).foreach { df =>
+        val e = intercept[InvariantViolation](df.collect())
+        assert(e.invariantId == "PLANNING_SCHEMA")
+        assert(e.phase == "physical planning")
+        assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
+      }
+    }
+  }
+
+  for ((order, extensions) <- orders(new ReverseRootProjectExecExtension)) {
+    test(s"PHYSICAL_SCHEMA catches a preparation rule that reorders the root ($order)") {
+      val spark = session(extensions, adaptive = false)
+      projected(spark).foreach { df =>
+        val e = intercept[InvariantViolation](df.collect())
+        assert(e.invariantId == "PHYSICAL_SCHEMA")
+        assert(e.phase == "preparation")
+      }
+    }
+
+    test(s"PHYSICAL_SCHEMA catches it in the final adaptive stage ($order)") {
+      val spark = session(extensions, adaptive = true)
+      val e = intercept[InvariantViolation](projected(spark)(1).collect())
+      assert(e.invariantId == "PHYSICAL_SCHEMA")
+    }
+  }
+
+  for (adaptive <- adaptiveModes) {
+    test(s"the rule that broke OPTIMIZER_SCHEMA is named (adaptive=$adaptive)") {
+      val spark = session(Seq(planguard, new SwapRootColumnsExtension), adaptive)
+      val e = intercept[InvariantViolation](projected(spark).head.collect())
+      assert(e.ruleName ==
+        "planguard.testing.SwapRootColumns (batch Operator Optimization before Inferring Filters)")
+      assert(e.getMessage.contains("Rule: planguard.testing.SwapRootColumns"))
+    }
+
+    test(s"UNIQUE_FIELD warns on an ambiguous join, not on legal duplicates (adaptive=$adaptive)") {
+      val spark = session(Seq(planguard), adaptive)
+      val t = spark.range(5).selectExpr("id", "id * 2 as v")
+      val legal = warningsDuring {
+        t.selectExpr("id", "id").collect()
+        t.as("a").join(t.as("b"), col("a.id") === col("b.v")).collect()
+        spark.sql("SELECT 1 AS x, 2 AS X").collect() // two columns, one name case-insensitively
+      }
+      assert(legal.count(_.contains("UNIQUE_FIELD")) == 1, legal) // only x and X
+      val other = spark.range(5).selectExpr("id", "id * 3 as w")
+      val ambiguous = warningsDuring(t.join(other, t("id") === other("id")).collect())
+      assert(ambiguous.size == 1, ambiguous)
+      assert(ambiguous.head.contains("[PLANGUARD_UNIQUE_FIELD]") && ambiguous.head.contains("id"))
+    }
+  }
+
+  test("violations are kept in the session's report, fail and warn alike") {
+    val spark = session(Seq(planguard, new SwapRootColumnsExtension), adaptive = false)
+    intercept[InvariantViolation](projected(spark).head.collect())
+    spark.conf.set("spark.planguard.mode", "warn")
+    projected(spark).head.collect()
+    val records = ViolationLog.records(spark)
+    assert(records.map(r => (r.id, r.level, r.phase)) == Seq(
+      ("OPTIMIZER_SCHEMA", "fail", "optimization"), ("OPTIMIZER_SCHEMA", "warn", "optimization")))
+    assert(records.head.rule.exists(_.startsWith("planguard.testing.SwapRootColumns (batch ")))
+    assert(records.head.expected == "a INT NOT NULL, b BIGINT NOT NULL")
+    assert(ViolationLog.json(spark).contains("\"id\":\"OPTIMIZER_SCHEMA\""))
+    assert(ViolationLog.records(session(Seq(planguard), adaptive = false)).isEmpty)
+  }
+}
