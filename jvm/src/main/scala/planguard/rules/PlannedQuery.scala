@@ -56,12 +56,15 @@ object PlannedQuery {
   /**
    * The query whose whole physical plan `plan` is, at any later step: prepared, adaptively
    * re-planned, or the final adaptive stage. Its output attributes, which every step keeps, are
-   * those of the query's planned root; an exchange is a stage boundary, never a whole plan.
+   * those of the query's planned root; an exchange is a stage boundary, never a whole plan. A
+   * command outputs no attributes, so only its own prepared plan is taken for it.
    */
   def whole(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = plan match {
     case _: Exchange => None
-    case _ => owner(plan, session)
-      .filter(qe => AttributeSet(qe.sparkPlan.output) == AttributeSet(plan.output))
+    case _ => owner(plan, session).filter { qe =>
+      if (qe.sparkPlan.output.isEmpty) plan.logicalLink.exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
+      else AttributeSet(qe.sparkPlan.output) == AttributeSet(plan.output)
+    }
   }
 
   /**
