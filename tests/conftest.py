@@ -31,6 +31,7 @@ def base_builder() -> SparkSession.Builder:
                     f"-Dlog4j2.configurationFile={ROOT / 'tests' / 'log4j2.properties'} "
                     f"-Dplanguard.test.log={LOG}")
             .config("spark.ui.enabled", "false")
+            .config("spark.sql.warehouse.dir", f"/tmp/planguard-warehouse-{os.getpid()}")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.sql.autoBroadcastJoinThreshold", "-1")
             .config("spark.planguard.internalErrors", "fail")

@@ -1,4 +1,6 @@
-"""Registering planguard in a SparkSession builder, and asking a session whether it has it."""
+"""Registering planguard in a SparkSession builder, and asking a running session about it."""
+import json
+
 from pyspark.sql import SparkSession
 
 from planguard._errors import ConfigurationError
@@ -76,6 +78,4 @@ def violations(spark: SparkSession) -> list:
     """The session's most recent violations (up to 1000), oldest first, as dicts with keys
     id, level, phase, rule, expected, actual, differences, plan, time (ms since the epoch).
     Internal errors of planguard itself appear with id INTERNAL_ERROR."""
-    import json
-
     return json.loads(spark._jvm.planguard.PlanGuard.violationsJson(spark._jsparkSession))

@@ -131,7 +131,12 @@ class OptimizerSchemaSuite extends SparkSessions {
         "SELECT * FROM t WHERE k IN (SELECT k FROM u)",
         "SELECT k, (SELECT max(w) FROM u) AS m FROM t",
         "SELECT * FROM t JOIN u USING (k)",
-        "SELECT k, sum(v) OVER (PARTITION BY v ORDER BY k) AS s FROM t").foreach { sql =>
+        "SELECT k, sum(v) OVER (PARTITION BY v ORDER BY k) AS s FROM t",
+        "SELECT v, count(*) AS n FROM t GROUP BY GROUPING SETS ((v), ())", // Expand plumbing
+        "SELECT k, v, count(*) AS n FROM t GROUP BY CUBE (k, v)",
+        // empty at runtime: adaptive execution puts an empty relation in place of the join
+        "SELECT t.k, sum(u.w) AS s FROM t JOIN u ON t.k = u.k WHERE t.v > 100 GROUP BY t.k " +
+          "HAVING sum(u.w) > 0").foreach { sql =>
         val df = spark.sql(sql)
         assert(warningsDuring(df.collect()).isEmpty, sql)
         df.explain("extended")

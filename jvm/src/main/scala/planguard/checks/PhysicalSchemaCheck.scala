@@ -13,7 +13,8 @@ import planguard.schema.SchemaDiff
 object PhysicalSchemaCheck {
   def apply(analyzed: LogicalPlan, planned: SparkPlan, prepared: SparkPlan): SchemaDiff = {
     val logicalRoot = planned.logicalLink.getOrElse(analyzed)
-    val expected = ResultPlans.physical(planned, logicalRoot).schema
+    val expected = SchemaDiff.nullableAsIn(ResultPlans.physical(planned, logicalRoot).schema,
+      ResultPlans.logical(analyzed).schema)
     val actual = ResultPlans.physical(prepared, logicalRoot).schema
     val why = ResultPlans.orderRule(analyzed)
     if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why)

@@ -1,7 +1,7 @@
 package planguard.checks
 
 import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{Expand, LogicalPlan}
 import org.apache.spark.sql.types.StructType
 
 import planguard.schema.SchemaDiff
@@ -13,15 +13,23 @@ import planguard.schema.SchemaDiff
 object UniqueFieldCheck {
 
   /** The schema-creating nodes of `plan` that break the invariant, with what they break. */
-  def apply(plan: LogicalPlan, caseSensitive: Boolean): Seq[(LogicalPlan, SchemaDiff)] =
+  def apply(plan: LogicalPlan, caseSensitive: Boolean): Seq[(LogicalPlan, SchemaDiff)] = {
+    val expansion = plan.collect { case e: Expand => e.child }
     plan.collect {
-      case node if createsSchema(node) && duplicates(node.output, caseSensitive).nonEmpty =>
+      case node if createsSchema(node) && !expansion.exists(_ eq node) &&
+          duplicates(node.output, caseSensitive).nonEmpty =>
         node -> diff(node, duplicates(node.output, caseSensitive))
     }
+  }
 
-  /** Nodes that pass a child's schema through create no schema of their own. */
+  /**
+   * Nodes that pass a child's schema through create no schema of their own. GROUPING SETS,
+   * ROLLUP and CUBE expand into an Expand over a projection that copy the grouping columns under
+   * their own (relation, name): Spark's plumbing, never referenced by name, and gone above the
+   * aggregate.
+   */
   private def createsSchema(node: LogicalPlan): Boolean =
-    !node.children.exists(_.output == node.output)
+    !node.isInstanceOf[Expand] && !node.children.exists(_.output == node.output)
 
   private def duplicates(output: Seq[Attribute], caseSensitive: Boolean): Seq[Seq[Int]] = {
     def key(a: Attribute) = {

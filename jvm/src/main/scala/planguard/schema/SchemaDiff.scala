@@ -49,6 +49,15 @@ object SchemaDiff {
     SchemaDiff(expected, actual, s"as a multiset: $why", differences.toSeq)
   }
 
+  /**
+   * `schema` with each field nullable where `floor` has a nullable field of that name: a later step
+   * may give back nullability an earlier step tightened, down to what the analyzed plan declared.
+   */
+  def nullableAsIn(schema: StructType, floor: StructType): StructType = {
+    val nullable = floor.fields.filter(_.nullable).map(_.name).toSet
+    StructType(schema.fields.map(f => if (nullable(f.name)) f.copy(nullable = true) else f))
+  }
+
   private def describe(e: StructField, a: StructField): String = {
     val what = Seq(
       if (e.name != a.name) Some(s"name ${e.name} -> ${a.name}") else None,

@@ -1,0 +1,62 @@
+"""The query corpus (TPC-H, TPC-DS, our own Spark queries: benchmarks/corpus.py) in fail mode,
+adaptive execution on and off: zero violations, and the same rows as a session without planguard.
+"""
+import json
+import subprocess
+import sys
+
+import pytest
+
+import planguard
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import corpus  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    """Every query's rows from a plain local session: another process, without planguard."""
+    corpus.queries()  # generates the data once, before the other process reads it
+    out = tmp_path_factory.mktemp("corpus") / "baseline.json"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "corpus.py"), "results", str(out)],
+                   check=True, timeout=3600, cwd=ROOT)
+    return json.loads(out.read_text())
+
+
+def test_corpus_has_every_query():
+    names = corpus.queries()
+    assert len([n for n in names if n.startswith("tpch-")]) + len(
+        [n for n in corpus.EXCLUDED if n.startswith("tpch-")]) == 22
+    assert len([n for n in names if n.startswith("tpcds-")]) + len(
+        [n for n in corpus.EXCLUDED if n.startswith("tpcds-")]) == 99
+    assert len([n for n in names if n.startswith("spark-")]) >= 20
+
+
+def test_corpus_passes_with_the_same_rows(spark, adaptive, baseline):
+    before = len(planguard.violations(spark))
+    got = corpus.results(spark)
+    errors = {n: r for n, r in got.items() if isinstance(r, str)}
+    assert errors == {}
+    assert planguard.violations(spark)[before:] == []
+    assert sorted(got) == sorted(baseline)
+    assert [n for n in got if got[n] != baseline[n]] == []
+
+
+def test_views_cache_ctas_and_insert_pass(spark, adaptive, tmp_path):
+    before = len(planguard.violations(spark))
+    corpus.register(spark, "tpch")
+    query = corpus.queries()["tpch-q03"]["sql"]
+    expected = corpus.rows(spark.sql(query))
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW q3 AS {query}")
+    assert corpus.rows(spark.table("q3")) == expected
+    cached = spark.table("q3").cache()
+    assert corpus.rows(cached) == expected and corpus.rows(cached) == expected
+    cached.unpersist()
+    table = f"q3_{'aqe' if adaptive else 'plain'}"
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+    spark.sql(f"CREATE TABLE {table} USING parquet LOCATION '{tmp_path / table}' AS {query}")
+    spark.sql(f"INSERT INTO {table} {query}")
+    assert corpus.rows(spark.table(table)) == sorted(expected + expected)
+    spark.sql(f"DROP TABLE {table}")
+    assert planguard.violations(spark)[before:] == []
