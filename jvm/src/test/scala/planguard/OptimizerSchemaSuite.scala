@@ -2,7 +2,6 @@ package planguard
 
 import java.nio.file.{Files, Path}
 
-import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
 
 import planguard.errors.{InvariantViolation, PlanGuardConfException}
@@ -21,23 +20,6 @@ class OptimizerSchemaSuite extends SparkSessions {
       "planguard last" -> Seq(other, planguard))
     adaptive <- adaptiveModes
   } yield (s"$order, adaptive=$adaptive", extensions, adaptive)
-
-  private def session(extensions: Seq[Extension], adaptive: Boolean,
-      confs: (String, String)*): SparkSession =
-    newSession(extensions, Seq("spark.sql.adaptive.enabled" -> adaptive.toString,
-      "spark.sql.autoBroadcastJoinThreshold" -> "-1") ++ confs: _*)
-
-  /**
-   * A projection over a scan, and one over a shuffled join (an exchange: adaptive execution plans
-   * it; broadcast joins are off in these sessions).
-   */
-  private def projectedQueries(spark: SparkSession): Seq[DataFrame] = {
-    val left = spark.range(20).selectExpr("id as k", "cast(id as int) as a")
-    val right = spark.range(20).selectExpr("id as k2", "id * 2 as b")
-    Seq(
-      spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b"),
-      left.join(right, col("k") === col("k2")).select("a", "b"))
-  }
 
   for ((name, extensions, adaptive) <- variants(swapColumns)) {
     test(s"fail mode stops a query whose root columns a rule swapped ($name)") {

@@ -1,6 +1,5 @@
 package planguard
 
-import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
 
 import planguard.errors.InvariantViolation
@@ -13,24 +12,13 @@ class SchemaInvariantsSuite extends SparkSessions {
   private def orders(other: Extension): Seq[(String, Seq[Extension])] =
     Seq("planguard first" -> Seq(planguard, other), "planguard last" -> Seq(other, planguard))
 
-  private def session(extensions: Seq[Extension], adaptive: Boolean,
-      confs: (String, String)*): SparkSession =
-    newSession(extensions, Seq("spark.sql.adaptive.enabled" -> adaptive.toString,
-      "spark.sql.autoBroadcastJoinThreshold" -> "-1") ++ confs: _*)
-
-  private def projected(spark: SparkSession): Seq[DataFrame] = {
-    val left = spark.range(20).selectExpr("id as k", "cast(id as int) as a")
-    val right = spark.range(20).selectExpr("id as k2", "id * 2 as b")
-    Seq(spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b"),
-      left.join(right, col("k") === col("k2")).select("a", "b"))
-  }
 
   for ((order, extensions) <- orders(new ReversingProjectStrategyExtension);
        adaptive <- adaptiveModes) {
     test(s"PLANNING_SCHEMA catches a planner strategy that reorders a projection " +
       s"($order, adaptive=$adaptive)") {
       val spark = session(extensions, adaptive)
-      projected(spark).foreach { df =>
+      projectedQueries(spark).foreach { df =>
         val e = intercept[InvariantViolation](df.collect())
         assert(e.invariantId == "PLANNING_SCHEMA")
         assert(e.phase == "physical planning")
@@ -42,7 +30,7 @@ class SchemaInvariantsSuite extends SparkSessions {
   for ((order, extensions) <- orders(new ReverseRootProjectExecExtension)) {
     test(s"PHYSICAL_SCHEMA catches a preparation rule that reorders the root ($order)") {
       val spark = session(extensions, adaptive = false)
-      projected(spark).foreach { df =>
+      projectedQueries(spark).foreach { df =>
         val e = intercept[InvariantViolation](df.collect())
         assert(e.invariantId == "PHYSICAL_SCHEMA")
         assert(e.phase == "preparation")
@@ -51,7 +39,7 @@ class SchemaInvariantsSuite extends SparkSessions {
 
     test(s"PHYSICAL_SCHEMA catches it in the final adaptive stage ($order)") {
       val spark = session(extensions, adaptive = true)
-      val e = intercept[InvariantViolation](projected(spark)(1).collect())
+      val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
       assert(e.invariantId == "PHYSICAL_SCHEMA")
     }
   }
@@ -59,7 +47,7 @@ class SchemaInvariantsSuite extends SparkSessions {
   for (adaptive <- adaptiveModes) {
     test(s"the rule that broke OPTIMIZER_SCHEMA is named (adaptive=$adaptive)") {
       val spark = session(Seq(planguard, new SwapRootColumnsExtension), adaptive)
-      val e = intercept[InvariantViolation](projected(spark).head.collect())
+      val e = intercept[InvariantViolation](projectedQueries(spark).head.collect())
       assert(e.ruleName ==
         "planguard.testing.SwapRootColumns (batch Operator Optimization before Inferring Filters)")
       assert(e.getMessage.contains("Rule: planguard.testing.SwapRootColumns"))
@@ -83,9 +71,9 @@ class SchemaInvariantsSuite extends SparkSessions {
 
   test("violations are kept in the session's report, fail and warn alike") {
     val spark = session(Seq(planguard, new SwapRootColumnsExtension), adaptive = false)
-    intercept[InvariantViolation](projected(spark).head.collect())
+    intercept[InvariantViolation](projectedQueries(spark).head.collect())
     spark.conf.set("spark.planguard.mode", "warn")
-    projected(spark).head.collect()
+    projectedQueries(spark).head.collect()
     val records = ViolationLog.records(spark)
     assert(records.map(r => (r.id, r.level, r.phase)) == Seq(
       ("OPTIMIZER_SCHEMA", "fail", "optimization"), ("OPTIMIZER_SCHEMA", "warn", "optimization")))

@@ -5,7 +5,8 @@ import scala.collection.mutable
 import org.apache.logging.log4j.LogManager
 import org.apache.logging.log4j.core.{LogEvent, Logger}
 import org.apache.logging.log4j.core.appender.AbstractAppender
-import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
+import org.apache.spark.sql.{DataFrame, SparkSession, SparkSessionExtensions}
+import org.apache.spark.sql.functions.col
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -30,6 +31,23 @@ trait SparkSessions extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   def planguard: Extension = new PlanGuardExtensions
+
+  /** A session with adaptive execution on or off; broadcast joins off, so joins shuffle. */
+  def session(extensions: Seq[Extension], adaptive: Boolean,
+      confs: (String, String)*): SparkSession =
+    newSession(extensions, Seq("spark.sql.adaptive.enabled" -> adaptive.toString,
+      "spark.sql.autoBroadcastJoinThreshold" -> "-1") ++ confs: _*)
+
+  /**
+   * A projection over a scan, and one over a shuffled join (an exchange: adaptive execution plans
+   * it). The broken test rules reorder both roots.
+   */
+  def projectedQueries(spark: SparkSession): Seq[DataFrame] = {
+    val left = spark.range(20).selectExpr("id as k", "cast(id as int) as a")
+    val right = spark.range(20).selectExpr("id as k2", "id * 2 as b")
+    Seq(spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b"),
+      left.join(right, col("k") === col("k2")).select("a", "b"))
+  }
 
   override def afterAll(): Unit = {
     SparkSession.getDefaultSession.foreach(_.stop())
