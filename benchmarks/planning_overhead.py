@@ -3,7 +3,7 @@ to the executed plan with planguard in fail mode vs spark.planguard.enabled=fals
 (the order alternates every repetition), and TPC-H end to end. Prints per-query medians, the
 ratios and their geometric means. Timing is done on the JVM (planguard-tests.jar).
 
-    python benchmarks/planning_overhead.py [--repetitions N] [--run-repetitions M]
+    python benchmarks/planning_overhead.py [--repetitions N] [--run-repetitions M] [--only NAME]
 """
 import argparse
 import math
@@ -54,10 +54,11 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repetitions", type=int, default=30)
     parser.add_argument("--run-repetitions", type=int, default=5)
+    parser.add_argument("--only", default="", help="run only the queries whose name contains this")
     args = parser.parse_args()
     spark = session()
     timing = spark._jvm.planguard.bench.PlanningTime
-    queries = corpus.queries()
+    queries = {k: v for k, v in corpus.queries().items() if args.only in k}
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"Spark {spark.version}, local[2]")
     print(f"planning: {args.repetitions} interleaved repetitions per query, after 3 warm-ups\n")

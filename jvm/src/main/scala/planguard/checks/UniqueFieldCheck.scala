@@ -1,7 +1,9 @@
 package planguard.checks
 
+import java.util.Locale
+
 import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.catalyst.plans.logical.{Expand, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.types.StructType
 
 import planguard.schema.SchemaDiff
@@ -14,41 +16,54 @@ object UniqueFieldCheck {
 
   /** The schema-creating nodes of `plan` that break the invariant, with what they break. */
   def apply(plan: LogicalPlan, caseSensitive: Boolean): Seq[(LogicalPlan, SchemaDiff)] = {
-    val expansion = plan.collect { case e: Expand => e.child }
-    plan.collect {
-      case node if createsSchema(node) && !expansion.exists(_ eq node) &&
-          duplicates(node.output, caseSensitive).nonEmpty =>
-        node -> diff(node, duplicates(node.output, caseSensitive))
+    val expanded = plan.collect { case e: Expand => e.child }
+    plan.flatMap {
+      case node if createsSchema(node) && !expanded.exists(_ eq node) =>
+        val output = node.output
+        if (hasClash(output, caseSensitive)) Some(node -> diff(node, output, caseSensitive))
+        else None
+      case _ => None
     }
   }
 
   /**
-   * Nodes that pass a child's schema through create no schema of their own. GROUPING SETS,
-   * ROLLUP and CUBE expand into an Expand over a projection that copy the grouping columns under
-   * their own (relation, name): Spark's plumbing, never referenced by name, and gone above the
-   * aggregate.
+   * The nodes that create a schema, as seed 004 lists them: relations, projections, aggregates,
+   * joins, windows, generators, unions, and aliases, which requalify their child's columns.
+   * GROUPING SETS, ROLLUP and CUBE expand into an Expand over a projection that copies the grouping
+   * columns under their own (relation, name): Spark's plumbing, never referenced by name and gone
+   * above the aggregate, so an Expand and its child are left out.
    */
-  private def createsSchema(node: LogicalPlan): Boolean =
-    !node.isInstanceOf[Expand] && !node.children.exists(_.output == node.output)
-
-  private def duplicates(output: Seq[Attribute], caseSensitive: Boolean): Seq[Seq[Int]] = {
-    def key(a: Attribute) = {
-      val k = (a.qualifier, a.name)
-      if (caseSensitive) k else (k._1.map(_.toLowerCase), k._2.toLowerCase)
-    }
-    output.indices.groupBy(i => key(output(i))).values
-      .filter(is => is.map(output(_).exprId).distinct.size > 1)
-      .map(_.sorted).toSeq.sortBy(_.head)
+  private def createsSchema(node: LogicalPlan): Boolean = node match {
+    case _: LeafNode | _: Project | _: Aggregate | _: Join | _: Window | _: Generate | _: Union |
+         _: SubqueryAlias => true
+    case _ => false
   }
 
-  private def diff(node: LogicalPlan, groups: Seq[Seq[Int]]): SchemaDiff = {
-    val output = node.output
+  private def key(a: Attribute, caseSensitive: Boolean): (Seq[String], String) =
+    if (caseSensitive) (a.qualifier, a.name)
+    else (a.qualifier.map(_.toLowerCase(Locale.ROOT)), a.name.toLowerCase(Locale.ROOT))
+
+  /** The cheap test every node pays: a repeated key held by two different attributes. */
+  private def hasClash(output: Seq[Attribute], caseSensitive: Boolean): Boolean = {
+    val seen = new java.util.HashMap[(Seq[String], String), Attribute](output.size * 2)
+    output.exists { a =>
+      val previous = seen.put(key(a, caseSensitive), a)
+      previous != null && previous.exprId != a.exprId
+    }
+  }
+
+  private def diff(node: LogicalPlan, output: Seq[Attribute], caseSensitive: Boolean)
+      : SchemaDiff = {
+    val groups = output.indices.groupBy(i => key(output(i), caseSensitive)).values
+      .filter(is => is.map(output(_).exprId).distinct.size > 1)
+      .map(_.sorted).toSeq.sortBy(_.head)
     val repeated = groups.flatMap(_.tail).toSet
-    val expected = StructType(node.schema.fields.indices.filterNot(repeated).map(node.schema(_)))
+    val schema = node.schema
+    val expected = StructType(schema.fields.indices.filterNot(repeated).map(schema(_)))
     val differences = groups.map { is =>
       s"${output(is.head).qualifiedName} names different columns at " +
         is.map(i => s"#$i (${output(i)})").mkString(", ")
     }
-    SchemaDiff(expected, node.schema, s"in ${node.nodeName}", differences)
+    SchemaDiff(expected, schema, s"in ${node.nodeName}", differences)
   }
 }
