@@ -44,6 +44,23 @@ class SchemaInvariantsSuite extends SparkSessions {
     }
   }
 
+  for ((order, extensions) <- orders(new SwapRootColumnsRuntimeExtension)) {
+    test(s"OPTIMIZER_SCHEMA catches an adaptive runtime rule that reorders the root ($order)") {
+      val spark = session(extensions, adaptive = true)
+      val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
+      assert(e.invariantId == "OPTIMIZER_SCHEMA")
+      assert(e.phase == "adaptive re-optimization")
+    }
+  }
+
+  for ((order, extensions) <- orders(new ReverseRootProjectExecStagePrepExtension)) {
+    test(s"PHYSICAL_SCHEMA catches a query-stage preparation rule that reorders the root ($order)") {
+      val spark = session(extensions, adaptive = true)
+      val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
+      assert(e.invariantId == "PHYSICAL_SCHEMA")
+    }
+  }
+
   for (adaptive <- adaptiveModes) {
     test(s"the rule that broke OPTIMIZER_SCHEMA is named (adaptive=$adaptive)") {
       val spark = session(Seq(planguard, new SwapRootColumnsExtension), adaptive)

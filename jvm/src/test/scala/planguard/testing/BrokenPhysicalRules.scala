@@ -46,3 +46,9 @@ class ReverseRootProjectExecExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit = e.injectColumnar((_: SparkSession) =>
     new ColumnarRule { override def preColumnarTransitions: Rule[SparkPlan] = ReverseRootProjectExec })
 }
+
+/** ReverseRootProjectExec as an adaptive query-stage preparation rule. */
+class ReverseRootProjectExecStagePrepExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit =
+    e.injectQueryStagePrepRule(_ => ReverseRootProjectExec)
+}

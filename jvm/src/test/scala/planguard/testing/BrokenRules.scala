@@ -88,3 +88,9 @@ class LoosenRootNullabilityExtension extends (SparkSessionExtensions => Unit) {
 class SwapRootJoinSidesExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => SwapRootJoinSides)
 }
+
+/** SwapRootColumns as an adaptive runtime (re-)optimizer rule. */
+class SwapRootColumnsRuntimeExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit =
+    e.injectRuntimeOptimizerRule(_ => SwapRootColumns)
+}
