@@ -21,7 +21,6 @@ object Guarded {
   def apply(session: SparkSession, what: String)(checks: => Unit): Unit = {
     val conf = SQLConf.get
     if (PlanGuardConf.enabled(conf)) {
-      PlanGuardConf.validateAll(conf)
       try checks catch {
         case e: SparkThrowable with Throwable if e.getCondition.startsWith("PLANGUARD_") => throw e
         case NonFatal(e) if PlanGuardConf.failOnInternalError(conf) => throw e

@@ -43,12 +43,18 @@ object UniqueFieldCheck {
     if (caseSensitive) (a.qualifier, a.name)
     else (a.qualifier.map(_.toLowerCase(Locale.ROOT)), a.name.toLowerCase(Locale.ROOT))
 
-  /** The cheap test every node pays: a repeated key held by two different attributes. */
+  /**
+   * The cheap test every node pays: names first (lower-casing an already lower-case name does not
+   * allocate), then the full key for the few names that repeat.
+   */
   private def hasClash(output: Seq[Attribute], caseSensitive: Boolean): Boolean = {
-    val seen = new java.util.HashMap[(Seq[String], String), Attribute](output.size * 2)
-    output.exists { a =>
-      val previous = seen.put(key(a, caseSensitive), a)
-      previous != null && previous.exprId != a.exprId
+    val names = new java.util.HashSet[String](output.size * 2)
+    val repeated = output.filterNot { a =>
+      names.add(if (caseSensitive) a.name else a.name.toLowerCase(Locale.ROOT))
+    }
+    repeated.nonEmpty && {
+      val byKey = output.groupBy(key(_, caseSensitive))
+      repeated.exists(a => byKey(key(a, caseSensitive)).exists(_.exprId != a.exprId))
     }
   }
 

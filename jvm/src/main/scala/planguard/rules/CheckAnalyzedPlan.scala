@@ -8,6 +8,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.UniqueFieldCheck
+import planguard.conf.PlanGuardConf
 
 /**
  * UNIQUE_FIELD on each analyzed plan. A DataFrame's plan is analyzed again inside every DataFrame
@@ -17,6 +18,8 @@ import planguard.checks.UniqueFieldCheck
 final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = Guarded(session, "CheckAnalyzedPlan") {
+    // Every query is analyzed: the place to reject an unknown spark.planguard.* key once.
+    PlanGuardConf.validateAll(SQLConf.get)
     UniqueFieldCheck(plan, SQLConf.get.caseSensitiveAnalysis)
       .filter { case (_, diff) => CheckAnalyzedPlan.firstReport(diff.differences) }
       .foreach { case (node, diff) =>
