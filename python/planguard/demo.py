@@ -28,6 +28,7 @@ def _say(text=""):
 def _session() -> SparkSession:
     builder = (SparkSession.builder.master("local[2]").appName("planguard demo")
                .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "2"))
     planguard.configure(builder, mode="fail")
     # The demo's broken rule, listed after planguard like any third-party extension.
@@ -71,6 +72,7 @@ def run() -> int:
         _say(f"   caught in fail mode: {e.invariant} in phase {e.phase}")
         _say(f"   expected {e.expected.simpleString()}")
         _say(f"   actual   {e.actual.simpleString()}")
+        _say(f"   broken by {e.rule}")
         _say("   no row was produced.")
 
     spark.sparkContext.setLogLevel("WARN")
