@@ -9,6 +9,9 @@ import planguard.testing._
 /** PLANNING_SCHEMA, PHYSICAL_SCHEMA, UNIQUE_FIELD, the report and rule attribution. */
 class SchemaInvariantsSuite extends SparkSessions {
 
+  private val ColumnarCulprit =
+    "planguard.testing.ReverseRootProjectExec (columnar rule, before transitions)"
+
   private def orders(other: Extension): Seq[(String, Seq[Extension])] =
     Seq("planguard first" -> Seq(planguard, other), "planguard last" -> Seq(other, planguard))
 
@@ -23,6 +26,8 @@ class SchemaInvariantsSuite extends SparkSessions {
         assert(e.invariantId == "PLANNING_SCHEMA")
         assert(e.phase == "physical planning")
         assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
+        assert(e.ruleName ==
+          "planguard.testing.ReversingProjectStrategy (planner strategy, planning Project)")
       }
     }
   }
@@ -34,6 +39,7 @@ class SchemaInvariantsSuite extends SparkSessions {
         val e = intercept[InvariantViolation](df.collect())
         assert(e.invariantId == "PHYSICAL_SCHEMA")
         assert(e.phase == "preparation")
+        assert(e.ruleName == ColumnarCulprit)
       }
     }
 
@@ -41,6 +47,7 @@ class SchemaInvariantsSuite extends SparkSessions {
       val spark = session(extensions, adaptive = true)
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
       assert(e.invariantId == "PHYSICAL_SCHEMA")
+      assert(e.ruleName == ColumnarCulprit)
     }
   }
 
@@ -50,6 +57,7 @@ class SchemaInvariantsSuite extends SparkSessions {
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
       assert(e.invariantId == "OPTIMIZER_SCHEMA")
       assert(e.phase == "adaptive re-optimization")
+      assert(e.ruleName == "planguard.testing.SwapRootColumns (adaptive runtime optimizer rule)")
     }
   }
 
@@ -58,6 +66,8 @@ class SchemaInvariantsSuite extends SparkSessions {
       val spark = session(extensions, adaptive = true)
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
       assert(e.invariantId == "PHYSICAL_SCHEMA")
+      assert(e.ruleName ==
+        "planguard.testing.ReverseRootProjectExec (adaptive query-stage preparation rule)")
     }
   }
 

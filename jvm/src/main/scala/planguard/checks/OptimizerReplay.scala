@@ -17,6 +17,16 @@ object OptimizerReplay {
       broken: LogicalPlan => Boolean): Option[String] =
     try replay(optimizer, start, broken) catch { case NonFatal(_) => None }
 
+  /**
+   * "RuleName (kind)" of the first of `rules` that breaks the contract when applied alone to
+   * `start`: the adaptive runtime rules extensions inject, which re-optimize the optimized plan.
+   */
+  def firstBreakingOf(rules: Seq[Rule[LogicalPlan]], start: LogicalPlan, kind: String)(
+      broken: LogicalPlan => Boolean): Option[String] = rules.collectFirst {
+    case rule if (try broken(rule(start)) catch { case NonFatal(_) => false }) =>
+      s"${rule.ruleName} ($kind)"
+  }
+
   private def replay(optimizer: RuleExecutor[LogicalPlan], start: LogicalPlan,
       broken: LogicalPlan => Boolean): Option[String] = {
     // RuleExecutor.batches is protected; its batches are the optimizer's own, in order.

@@ -2,7 +2,9 @@ package planguard.checks
 
 import java.util.Locale
 
-import org.apache.spark.sql.catalyst.expressions.Attribute
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.types.StructType
 
@@ -16,14 +18,17 @@ object UniqueFieldCheck {
 
   /** The schema-creating nodes of `plan` that break the invariant, with what they break. */
   def apply(plan: LogicalPlan, caseSensitive: Boolean): Seq[(LogicalPlan, SchemaDiff)] = {
-    val expanded = plan.collect { case e: Expand => e.child }
-    plan.flatMap {
-      case node if createsSchema(node) && !expanded.exists(_ eq node) =>
-        val output = node.output
-        if (hasClash(output, caseSensitive)) Some(node -> diff(node, output, caseSensitive))
-        else None
-      case _ => None
+    val broken = mutable.ArrayBuffer.empty[(LogicalPlan, SchemaDiff)]
+    def visit(node: LogicalPlan): Unit = node match {
+      case expand: Expand => expand.child.children.foreach(visit)
+      case _ =>
+        if (createsSchema(node) && hasClash(node.outputSet, caseSensitive)) {
+          broken += node -> diff(node, node.output, caseSensitive)
+        }
+        node.children.foreach(visit)
     }
+    visit(plan)
+    broken.toSeq
   }
 
   /**
@@ -44,18 +49,14 @@ object UniqueFieldCheck {
     else (a.qualifier.map(_.toLowerCase(Locale.ROOT)), a.name.toLowerCase(Locale.ROOT))
 
   /**
-   * The cheap test every node pays: names first (lower-casing an already lower-case name does not
-   * allocate), then the full key for the few names that repeat.
+   * The test every node pays, on the output set Spark has already built while analysing the
+   * parent: one entry per attribute, so the same attribute twice never clashes. Names first
+   * (lower-casing a lower-case name does not allocate), the full key only when a name repeats.
    */
-  private def hasClash(output: Seq[Attribute], caseSensitive: Boolean): Boolean = {
+  private def hasClash(output: AttributeSet, caseSensitive: Boolean): Boolean = {
     val names = new java.util.HashSet[String](output.size * 2)
-    val repeated = output.filterNot { a =>
-      names.add(if (caseSensitive) a.name else a.name.toLowerCase(Locale.ROOT))
-    }
-    repeated.nonEmpty && {
-      val byKey = output.groupBy(key(_, caseSensitive))
-      repeated.exists(a => byKey(key(a, caseSensitive)).exists(_.exprId != a.exprId))
-    }
+    output.exists(a => !names.add(if (caseSensitive) a.name else a.name.toLowerCase(Locale.ROOT))) &&
+      output.toSeq.groupBy(key(_, caseSensitive)).exists(_._2.size > 1)
   }
 
   private def diff(node: LogicalPlan, output: Seq[Attribute], caseSensitive: Boolean)

@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.planguard.SqlConfKeys
 
 import planguard.Invariant
 import planguard.errors.PlanGuardErrors
@@ -61,19 +62,18 @@ object PlanGuardConf {
    * Validates every `spark.planguard.*` key set in `conf`: unknown keys and invalid values
    * fail with an error that names the key and what is allowed.
    */
-  def validateAll(conf: SQLConf): Unit = conf.getAllConfs.keys.filter(_.startsWith(Prefix))
-    .foreach { key =>
-      val declared = entries.find(_.key == key).orElse {
-        val id = key.stripPrefix(s"${Prefix}check.")
-        if (key.startsWith(s"${Prefix}check.") && Invariant.byId.contains(id)) Some(CheckEntry)
-        else None
-      }
-      declared match {
-        case Some(e) => read(conf, e, key)
-        case None => throw PlanGuardErrors.unknownConf(key,
-          entries.map(_.key) ++ Invariant.all.map(i => s"${Prefix}check.${i.id}"))
-      }
+  def validateAll(conf: SQLConf): Unit = SqlConfKeys.withPrefix(conf, Prefix).foreach { key =>
+    val declared = entries.find(_.key == key).orElse {
+      val id = key.stripPrefix(s"${Prefix}check.")
+      if (key.startsWith(s"${Prefix}check.") && Invariant.byId.contains(id)) Some(CheckEntry)
+      else None
     }
+    declared match {
+      case Some(e) => read(conf, e, key)
+      case None => throw PlanGuardErrors.unknownConf(key,
+        entries.map(_.key) ++ Invariant.all.map(i => s"${Prefix}check.${i.id}"))
+    }
+  }
 
   private def read(conf: SQLConf, e: ConfEntry, key: String): String = {
     val raw = conf.getConfString(key, e.default)

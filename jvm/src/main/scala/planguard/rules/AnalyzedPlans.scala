@@ -2,7 +2,6 @@ package planguard.rules
 
 import java.lang.ref.WeakReference
 
-import org.apache.spark.sql.catalyst.expressions.AttributeSet
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 
@@ -28,8 +27,7 @@ private[planguard] object AnalyzedPlans {
   }
 
   def of(optimizedRoot: LogicalPlan): Option[LogicalPlan] = {
-    val attributes = AttributeSet(optimizedRoot.output)
-    def matches(analyzed: LogicalPlan) = AttributeSet(analyzed.output) == attributes
+    def matches(analyzed: LogicalPlan) = analyzed.outputSet == optimizedRoot.outputSet
     optimizedRoot.getTagValue(Tag).filter(matches)
       .orElse(recent.get.iterator.flatMap(r => Option(r.get)).find(matches))
   }

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck}
+import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution, PhysicalSchemaCheck}
 
 /**
  * Adaptive execution plans a query again after each stage: every re-planned physical plan must keep
@@ -21,10 +21,17 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
         val reoptimized = plan.logicalLink.filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
         reoptimized.foreach { logical =>
           Violations.check(session, Invariant.OptimizerSchema, Phase.AdaptiveReoptimization,
-            logical)(OptimizerSchemaCheck(qe.analyzed, qe.optimizedPlan, logical))()
+            logical)(OptimizerSchemaCheck(qe.analyzed, qe.optimizedPlan, logical)) { _ =>
+            OptimizerReplay.firstBreakingOf(
+              session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules, qe.optimizedPlan,
+              "adaptive runtime optimizer rule") { p =>
+              !OptimizerSchemaCheck(qe.analyzed, qe.optimizedPlan, p).isEmpty
+            }
+          }
         }
         Violations.check(session, Invariant.PhysicalSchema, Phase.AdaptiveReoptimization, plan)(
-          PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))()
+          PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
+          PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
     }
     plan

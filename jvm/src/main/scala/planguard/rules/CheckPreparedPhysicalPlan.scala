@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.PhysicalSchemaCheck
+import planguard.checks.{PhysicalAttribution, PhysicalSchemaCheck}
 
 /**
  * PHYSICAL_SCHEMA on each prepared plan, after EnsureRequirements, the other preparation rules and
@@ -18,7 +18,8 @@ final case class CheckPreparedPhysicalPlan(session: SparkSession) extends Rule[S
     Guarded(session, ruleName) {
       PlannedQuery.whole(plan, session).foreach { qe =>
         Violations.check(session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
-          PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))()
+          PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
+          PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
     }
     plan

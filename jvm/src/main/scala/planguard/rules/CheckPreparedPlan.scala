@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PlanningSchemaCheck}
+import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PlanningSchemaCheck, StrategyAttribution}
 
 /**
  * OPTIMIZER_SCHEMA and PLANNING_SCHEMA, when Spark prepares a query's physical plan: after
@@ -24,7 +24,8 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
         }
         val planned = query.planned.getOrElse(plan)
         Violations.check(session, Invariant.PlanningSchema, Phase.PhysicalPlanning, planned)(
-          PlanningSchemaCheck(query.optimized, planned))()
+          PlanningSchemaCheck(query.optimized, planned))(_ =>
+          StrategyAttribution.strategyOf(session, planned))
       }
     }
     plan

@@ -2,7 +2,6 @@ package planguard.rules
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
-import org.apache.spark.sql.catalyst.expressions.AttributeSet
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan, SQLExecution}
@@ -63,7 +62,7 @@ object PlannedQuery {
     case _: Exchange => None
     case _ => owner(plan, session).filter { qe =>
       if (qe.sparkPlan.output.isEmpty) plan.logicalLink.exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
-      else AttributeSet(qe.sparkPlan.output) == AttributeSet(plan.output)
+      else qe.sparkPlan.outputSet == plan.outputSet
     }
   }
 

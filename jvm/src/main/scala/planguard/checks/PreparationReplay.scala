@@ -1,0 +1,47 @@
+package planguard.checks
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.{ApplyColumnarRulesAndInsertTransitions, SparkPlan}
+import org.apache.spark.sql.execution.planguard.PreparationRules
+
+import planguard.rules.{CheckAdaptivePlan, PlanGuardColumnarRule}
+
+/**
+ * Names the physical rule that broke a contract by replaying preparation rule by rule on the
+ * planned plan and checking after each one: Spark's preparation rules with the adaptive
+ * query-stage rules and the columnar rules extensions inject in their places. Runs only after a
+ * violation was found.
+ */
+object PreparationReplay {
+
+  /** "RuleName (kind)" of the first rule after which `broken` holds, where replay finds it. */
+  def firstBreakingRule(session: SparkSession, planned: SparkPlan)(
+      broken: SparkPlan => Boolean): Option[String] =
+    rules(session).scanLeft(planned -> Option.empty[String]) { case ((plan, _), (rule, kind)) =>
+      val next = try rule(plan) catch { case NonFatal(_) => plan }
+      next -> Some(s"${rule.ruleName} ($kind)")
+    }.collectFirst { case (plan, Some(rule)) if broken(plan) => rule }
+
+  /**
+   * In the order Spark runs them: adaptive execution runs the query-stage rules where the
+   * non-adaptive path applies the columnar rules, before the transitions and codegen.
+   */
+  private def rules(session: SparkSession): Iterator[(Rule[SparkPlan], String)] = {
+    val columnar = session.sessionState.columnarRules.filterNot(_.isInstanceOf[PlanGuardColumnarRule])
+    val adaptive = session.sessionState.adaptiveRulesHolder
+    PreparationRules.nonAdaptive(session).iterator.flatMap {
+      case _: ApplyColumnarRulesAndInsertTransitions =>
+        adaptive.queryStagePrepRules.filterNot(_.isInstanceOf[CheckAdaptivePlan])
+          .map(_ -> "adaptive query-stage preparation rule") ++
+          adaptive.queryStageOptimizerRules.map(_ -> "adaptive query-stage optimizer rule") ++
+          columnar.map(_.preColumnarTransitions -> "columnar rule, before transitions") ++
+          Seq(ApplyColumnarRulesAndInsertTransitions(Nil, outputsColumnar = false) ->
+            "preparation rule") ++
+          columnar.map(_.postColumnarTransitions -> "columnar rule, after transitions")
+      case rule => Seq(rule -> "preparation rule")
+    }
+  }
+}

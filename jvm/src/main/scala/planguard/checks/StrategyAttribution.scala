@@ -1,0 +1,41 @@
+package planguard.checks
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.SparkPlan
+
+import planguard.schema.SchemaDiff
+
+/**
+ * Names the planner strategy that broke a contract: the one that planned the deepest logical node
+ * whose physical form has another schema than the node itself. Spark's planner takes the first
+ * strategy that plans a node, so asking the session's strategies in order finds it. Runs only
+ * after a violation was found.
+ */
+object StrategyAttribution {
+
+  def strategyOf(session: SparkSession, physical: SparkPlan): Option[String] =
+    deepestDeparture(physical, None).flatMap { logical =>
+      session.sessionState.planner.strategies.find { strategy =>
+        try strategy(logical).nonEmpty catch { case NonFatal(_) => false }
+      }.map(s => s"${s.getClass.getName.stripSuffix("$")} (planner strategy, planning " +
+        s"${logical.nodeName})")
+    }
+
+  /**
+   * A strategy plans one logical node into a few physical ones, each linked to it; the top-most
+   * of them must have the node's schema.
+   */
+  private def deepestDeparture(plan: SparkPlan, parentLink: Option[LogicalPlan])
+      : Option[LogicalPlan] = {
+    val link = plan.logicalLink
+    plan.children.iterator.flatMap(deepestDeparture(_, link)).nextOption().orElse {
+      link.filter { logical =>
+        !parentLink.exists(_ eq logical) &&
+          !SchemaDiff.exact(logical.schema, plan.schema, "").isEmpty
+      }
+    }
+  }
+}
