@@ -23,9 +23,9 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
         PlanGuard.register(session)
         RememberAnalyzedPlan
       }
-      // The columnar hooks run on both the adaptive and the non-adaptive path, after planning
-      // and before anything executes: the place to check and to stop a query. The pre hook
-      // checks the logical-to-physical contracts, the post hook the prepared plan.
+      // The columnar hook after the transitions runs on both the adaptive and the non-adaptive
+      // path, on the prepared plan, before anything executes: the place to check the
+      // optimizer's, the planner's and the preparation's contracts and to stop a query.
       extensions.injectColumnar(session => new PlanGuardColumnarRule(session))
       // Adaptive execution runs query-stage preparation rules on each whole re-planned plan.
       extensions.injectQueryStagePrepRule(session => CheckAdaptivePlan(session))

@@ -5,18 +5,20 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PlanningSchemaCheck, StrategyAttribution}
+import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution, PhysicalSchemaCheck, PlanningSchemaCheck, StrategyAttribution}
 
 /**
- * OPTIMIZER_SCHEMA and PLANNING_SCHEMA, when Spark prepares a query's physical plan: after
- * planning, before anything executes. Returns the plan unchanged; throwing stops the query before
- * any row is produced or any file written.
+ * The contracts of a prepared physical plan, checked once Spark has prepared it — after planning,
+ * EnsureRequirements, the other preparation rules and the columnar transitions — and before
+ * anything executes. For the query whose plan it is: OPTIMIZER_SCHEMA and PLANNING_SCHEMA, once;
+ * PHYSICAL_SCHEMA on the whole plan (with adaptive execution, also on its final stage). Returns
+ * the plan unchanged; throwing stops the query before any row is produced or any file written.
  */
 final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan] {
 
   override def apply(plan: SparkPlan): SparkPlan = {
     Guarded(session, ruleName) {
-      PlannedQuery.of(plan, session).filter(_.firstCheck(ruleName)).foreach { query =>
+      PlannedQuery.of(plan, session).filter(_.firstCheck()).foreach { query =>
         Violations.check(session, Invariant.OptimizerSchema, Phase.Optimization, query.optimized)(
           OptimizerSchemaCheck(query.analyzed, query.optimized)) { _ =>
           OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
@@ -27,13 +29,20 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           PlanningSchemaCheck(query.optimized, planned))(_ =>
           StrategyAttribution.strategyOf(session, planned))
       }
+      PlannedQuery.whole(plan, session).foreach { qe =>
+        Violations.check(session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
+          PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
+          PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
+      }
     }
     plan
   }
 }
 
-/** planguard's columnar rule: checks only, around Spark's columnar transitions. */
+/**
+ * planguard's columnar rule: checks only, after the columnar transitions, where every other
+ * extension's columnar rules have run too.
+ */
 final class PlanGuardColumnarRule(session: SparkSession) extends ColumnarRule {
-  override val preColumnarTransitions: Rule[SparkPlan] = CheckPreparedPlan(session)
-  override val postColumnarTransitions: Rule[SparkPlan] = CheckPreparedPhysicalPlan(session)
+  override val postColumnarTransitions: Rule[SparkPlan] = CheckPreparedPlan(session)
 }

@@ -17,16 +17,16 @@ import org.apache.spark.sql.execution.exchange.Exchange
 final case class PlannedQuery(analyzed: LogicalPlan, optimized: LogicalPlan,
     planned: Option[SparkPlan], plannedRoot: LogicalPlan) {
 
-  /** True the first time it is called for this query and hook: each is checked once. */
-  def firstCheck(hook: String): Boolean = {
-    val done = plannedRoot.getTagValue(PlannedQuery.Checked).getOrElse(Set.empty[String])
-    plannedRoot.setTagValue(PlannedQuery.Checked, done + hook)
-    !done.contains(hook)
+  /** True the first time it is called for this query: each query is checked once. */
+  def firstCheck(): Boolean = {
+    val first = plannedRoot.getTagValue(PlannedQuery.Checked).isEmpty
+    plannedRoot.setTagValue(PlannedQuery.Checked, ())
+    first
   }
 }
 
 object PlannedQuery {
-  private val Checked = TreeNodeTag[Set[String]]("planguard.checked")
+  private val Checked = TreeNodeTag[Unit]("planguard.checked")
 
   /**
    * Finds the query that `plan` is the whole physical plan of. Subquery plans, adaptive stages
@@ -71,13 +71,12 @@ object PlannedQuery {
    * execution. Only one whose physical planning has finished is returned, so that reading its
    * plans never re-enters a planning phase still under way on this thread.
    */
-  private def owner(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = {
-    val candidate = plan match {
-      case adaptive: AdaptiveSparkPlanExec if !adaptive.isSubquery => Option(adaptive.context.qe)
-      case _: AdaptiveSparkPlanExec => None
-      case _ => executionId(session).flatMap(id => Option(SQLExecution.getQueryExecution(id)))
-    }
-    candidate.filter(_.tracker.phases.contains(QueryPlanningTracker.PLANNING))
+  private def owner(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = plan match {
+    // Inserted by its own query's preparation, which follows that query's physical planning.
+    case adaptive: AdaptiveSparkPlanExec if !adaptive.isSubquery => Option(adaptive.context.qe)
+    case _: AdaptiveSparkPlanExec => None
+    case _ => executionId(session).flatMap(id => Option(SQLExecution.getQueryExecution(id)))
+      .filter(_.tracker.phases.contains(QueryPlanningTracker.PLANNING))
   }
 
   private def executionId(session: SparkSession): Option[Long] =
