@@ -4,6 +4,7 @@ import java.util.{Collections, WeakHashMap}
 
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 
+import planguard.naming.{ApplySpecNames, GeneratedNames}
 import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule, RememberAnalyzedPlan}
 
 /**
@@ -15,7 +16,13 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
     if (PlanGuardExtensions.firstApplication(extensions)) {
-      // Check rules run once on each query's final analyzed plan (UNIQUE_FIELD).
+      // The Hints batch runs before Resolution: the one place to see every unaliased expression
+      // before Spark names it, and so to tell its generated names from the user's (NAMING).
+      extensions.injectHintResolutionRule(session => GeneratedNames.Mark(session))
+      // naming=spec renames generated names in the Resolution batch, as soon as Spark resolved
+      // them and before anything copies them (stars, CTE references, CTAS commands).
+      extensions.injectResolutionRule(session => ApplySpecNames(session))
+      // Check rules run once on each query's final analyzed plan (UNIQUE_FIELD, NAMING).
       extensions.injectCheckRule(session => CheckAnalyzedPlan(session))
       // Normalisation sees the analyzed plan of every QueryExecution (queries, the queries of
       // write commands, cached plans) just before it becomes the optimizer's input.
