@@ -14,7 +14,9 @@ import org.apache.spark.sql.types.NumericType
  *  - every column qualified with its relation (the last part of its qualifier), when it has one;
  *  - unary minus as the operator `(- x)`, also for negative numeric literals (`SELECT -2`, which
  *    Spark parses as a literal) and for `negative(x)` (PySpark's `-col("x")`);
- *  - function names in lowercase, user-defined functions and `cast` included.
+ *  - LIKE and BETWEEN as parenthesised operators, like every other operator (Spark writes
+ *    `a LIKE b` and `between(a, b, c)`);
+ *  - function names in lowercase, user-defined functions, window functions and `cast` included.
  * Spark names columns this way only where the user wrote no name; see ApplySpecNames.
  */
 object SpecName {
@@ -26,6 +28,11 @@ object SpecName {
     case Literal(v, t: NumericType) if v != null && v.toString.startsWith("-") =>
       PrettyAttribute(s"(- ${v.toString.drop(1)})", t)
     case m: UnaryMinus => PrettyAttribute(s"(- ${toPrettySQL(m.child)})", m.dataType)
+    case b: Between =>
+      PrettyAttribute(s"(${apply(b.input)} BETWEEN ${apply(b.lower)} AND ${apply(b.upper)})",
+        b.dataType)
+    case like @ (_: Like | _: MultiLikeBase) =>
+      PrettyAttribute(s"(${toPrettySQL(like)})", like.dataType)
     // Their arguments are not their children, so the transformation did not reach them.
     case r: InheritAnalysisRules =>
       PrettyAttribute(lowercased(r.makeSQLString(r.parameters.map(apply)), r.prettyName),
@@ -44,6 +51,7 @@ object SpecName {
   private def callName(e: Expression): String = e match {
     case u: UserDefinedExpression => u.name
     case a: AggregateExpression => callName(a.aggregateFunction)
+    case w: WindowExpression => callName(w.windowFunction)
     case _ => e.prettyName
   }
 
