@@ -19,8 +19,10 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
       extensions.injectHintResolutionRule(session => GeneratedNames.Mark(session))
-      // naming=spec renames generated names in the Resolution batch, as soon as Spark resolved
-      // them and before anything copies them (stars, CTE references, CTAS commands).
+      // The Resolution batch sees the resolved aliases before Spark's CleanupAliases drops their
+      // tags: remember them; and naming=spec renames them there, before anything copies their
+      // names (stars, CTE references, CTAS commands).
+      extensions.injectResolutionRule(session => GeneratedNames.Remember(session))
       extensions.injectResolutionRule(session => ApplySpecNames(session))
       // Check rules run once on each query's final analyzed plan (UNIQUE_FIELD, NAMING).
       extensions.injectCheckRule(session => CheckAnalyzedPlan(session))
