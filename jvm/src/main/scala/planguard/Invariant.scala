@@ -20,7 +20,16 @@ object Invariant {
   case object PlanningSchema extends Invariant("PLANNING_SCHEMA", "seed 004 §3.5")
   /** Seed 004 §3.8: preparation and adaptive re-planning keep the planned physical schema. */
   case object PhysicalSchema extends Invariant("PHYSICAL_SCHEMA", "seed 004 §3.8")
+  /**
+   * Seeds 002 and 004: a write persists no name Spark generated from an expression (warn), and no
+   * relation qualifier the user did not write (at the mode: fail by default, see NamingCheck).
+   */
+  case object Naming extends Invariant("NAMING", "seed 002 / seed 004") {
+    // Generated names are legal Spark and often harmless: failing would break valid jobs.
+    override val defaultLevel: Level = Level.Warn
+  }
 
-  val all: Seq[Invariant] = Seq(UniqueField, OptimizerSchema, PlanningSchema, PhysicalSchema)
+  val all: Seq[Invariant] =
+    Seq(UniqueField, OptimizerSchema, PlanningSchema, PhysicalSchema, Naming)
   val byId: Map[String, Invariant] = all.map(i => i.id -> i).toMap
 }

@@ -4,6 +4,7 @@ import java.util.{Collections, WeakHashMap}
 
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 
+import planguard.naming.{ApplySpecNames, GeneratedNames}
 import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule, RememberAnalyzedPlan}
 
 /**
@@ -15,7 +16,15 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
     if (PlanGuardExtensions.firstApplication(extensions)) {
-      // Check rules run once on each query's final analyzed plan (UNIQUE_FIELD).
+      // The Hints batch runs before Resolution: the one place to see every unaliased expression
+      // before Spark names it, and so to tell its generated names from the user's (NAMING).
+      extensions.injectHintResolutionRule(session => GeneratedNames.Mark(session))
+      // The Resolution batch sees the resolved aliases before Spark's CleanupAliases drops their
+      // tags: remember them; and naming=spec renames them there, before anything copies their
+      // names (stars, CTE references, CTAS commands).
+      extensions.injectResolutionRule(session => GeneratedNames.Remember(session))
+      extensions.injectResolutionRule(session => ApplySpecNames(session))
+      // Check rules run once on each query's final analyzed plan (UNIQUE_FIELD, NAMING).
       extensions.injectCheckRule(session => CheckAnalyzedPlan(session))
       // Normalisation sees the analyzed plan of every QueryExecution (queries, the queries of
       // write commands, cached plans) just before it becomes the optimizer's input.

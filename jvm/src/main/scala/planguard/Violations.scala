@@ -17,11 +17,14 @@ object Violations {
   /**
    * Runs one check at the invariant's level: not at all when the level is off; when the contract
    * is broken, records it, then fails or warns. `rule` names the culprit and is evaluated only
-   * after a violation was found.
+   * after a violation was found. `mildest` is the level the check runs at when only the mode is
+   * set: the invariant's default level unless this case of it is graver.
    */
-  def check(session: SparkSession, invariant: Invariant, phase: String, plan: TreeNode[_])(
+  def check(session: SparkSession, invariant: Invariant, phase: String, plan: TreeNode[_],
+      mildest: Option[Level] = None)(
       diff: => SchemaDiff)(rule: SchemaDiff => Option[String] = _ => None): Unit = {
-    val level = PlanGuardConf.level(SQLConf.get, invariant)
+    val level = PlanGuardConf.level(SQLConf.get, invariant,
+      mildest.getOrElse(invariant.defaultLevel))
     if (level != Level.Off) {
       val found = diff
       if (!found.isEmpty) report(session, level, invariant, phase, found, rule(found), plan)

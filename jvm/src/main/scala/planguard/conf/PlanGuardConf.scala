@@ -40,6 +40,7 @@ object PlanGuardConf {
   private val ModeEntry = entry("spark.planguard.mode")
   private val CheckEntry = entry(CheckPattern)
   private val InternalErrorsEntry = entry("spark.planguard.internalErrors")
+  private val NamingEntry = entry("spark.planguard.naming")
 
   /** The kill switch: false makes every planguard rule a no-op. */
   def enabled(conf: SQLConf): Boolean = read(conf, EnabledEntry, EnabledEntry.key).toBoolean
@@ -48,11 +49,18 @@ object PlanGuardConf {
    * The level of one invariant: its own `check.<ID>` key if set, else `mode`, but no stricter than
    * the invariant's default level.
    */
-  def level(conf: SQLConf, invariant: Invariant): Level = {
+  def level(conf: SQLConf, invariant: Invariant): Level =
+    level(conf, invariant, invariant.defaultLevel)
+
+  /** As above, for a case of an invariant graver than its default level allows (NAMING's). */
+  def level(conf: SQLConf, invariant: Invariant, mildest: Level): Level = {
     val key = s"${Prefix}check.${invariant.id}"
     if (conf.contains(key)) Level.fromString(read(conf, CheckEntry, key))
-    else Level.fromString(read(conf, ModeEntry, ModeEntry.key)).min(invariant.defaultLevel)
+    else Level.fromString(read(conf, ModeEntry, ModeEntry.key)).min(mildest)
   }
+
+  /** True when auto-generated column names follow seed 002 (`naming=spec`). */
+  def specNaming(conf: SQLConf): Boolean = read(conf, NamingEntry, NamingEntry.key) == "spec"
 
   /** True when planguard's own unexpected exceptions must fail the query. */
   def failOnInternalError(conf: SQLConf): Boolean =

@@ -56,6 +56,10 @@ object InvariantViolation {
       "give the columns distinct names or relations (alias a side of the join: df.alias(\"l\"), " +
         "or rename a column) so that every reference to them is unambiguous; to silence this " +
         "check, set spark.planguard.check.UNIQUE_FIELD=off."
+    case Invariant.Naming =>
+      "name the column yourself (SQL: expr AS name; DataFrame: .alias(\"name\")), so that the " +
+        "stored name is one you chose; to let the write go on, set " +
+        "spark.planguard.check.NAMING=warn (or off)."
     case _ =>
       s"a rule changed the query's result schema, which ${invariant.seedSection} forbids. " +
         "Find the rule (spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it " +

@@ -7,13 +7,14 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.internal.SQLConf
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.UniqueFieldCheck
-import planguard.conf.PlanGuardConf
+import planguard.checks.{NamingCheck, PersistedColumns, UniqueFieldCheck}
+import planguard.conf.{Level, PlanGuardConf}
 
 /**
  * UNIQUE_FIELD on each analyzed plan. A DataFrame's plan is analyzed again inside every DataFrame
  * built on it, and Spark re-analyzes some plans it derives: each clash of columns (the same
- * attributes) is reported once.
+ * attributes) is reported once. NAMING on each analyzed write command: at analysis, so that a
+ * failing write writes nothing.
  */
 final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan => Unit) {
 
@@ -24,6 +25,16 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
       .filter { case (_, diff) => CheckAnalyzedPlan.firstReport(diff.differences) }
       .foreach { case (node, diff) =>
         Violations.check(session, Invariant.UniqueField, Phase.Analysis, node)(diff)()
+      }
+    PersistedColumns(plan).map { case (query, names) => NamingCheck(plan, query, names) }
+      .filter(_.columns.nonEmpty).foreach { found =>
+        // A stored relation qualifier breaks seed 004 outright: it fails at the mode, not at warn,
+        // and every time. A write that runs another write warns once.
+        Violations.check(session, Invariant.Naming, Phase.Analysis, plan, Some(Level.Fail))(
+          found.qualified)()
+        if (CheckAnalyzedPlan.firstReport(found.columns)) {
+          Violations.check(session, Invariant.Naming, Phase.Analysis, plan)(found.generated)()
+        }
       }
   }
 }
@@ -36,6 +47,6 @@ object CheckAnalyzedPlan {
         size() > Remembered
     })
 
-  /** The clashes are described by their attributes (names with ids), unique per query. */
+  /** Clashes, or flagged columns, are described by their attributes (names with ids). */
   private def firstReport(clashes: Seq[String]): Boolean = reported.put(clashes, true) == null
 }

@@ -1,0 +1,54 @@
+package planguard.checks
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, ExprId}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.types.StructType
+
+import planguard.naming.GeneratedNames
+import planguard.schema.SchemaDiff
+
+/**
+ * NAMING on a write (PersistedColumns): the stored names the user did not write.
+ *  - `generated`: a name Spark (or `naming=spec`) made from the column's expression. Seed 002:
+ *    such names differ between engines and versions, so the stored schema would too.
+ *  - `qualified`: such a name carrying the relation qualifier of a column it was computed from.
+ *    Seed 004: a stored name must not carry a relation (`customer.id` read back as table
+ *    `customer_blocked` is `customer_blocked.customer.id`). A name the user wrote
+ *    (`AS \`customer.id\``) is the seed's own way to store one, and is not flagged.
+ * A column is reported in one of the two only. `columns` are the flagged columns with their
+ * exprIds: a write that runs another write (saveAsTable) has it analyzed too.
+ */
+final case class NamingCheck(generated: SchemaDiff, qualified: SchemaDiff, columns: Seq[String])
+
+object NamingCheck {
+
+  def apply(command: LogicalPlan, query: LogicalPlan, names: Seq[String]): NamingCheck = {
+    val aliases: Map[ExprId, Alias] = query.flatMap(_.expressions.flatMap(_.collect {
+      case a: Alias if GeneratedNames.isGenerated(a) => a.exprId -> a
+    })).toMap
+    val stored = StructType(query.schema.zip(names).map { case (f, n) => f.copy(name = n) })
+    val flagged = query.output.zip(names).zipWithIndex.flatMap { case ((attribute, name), i) =>
+      aliases.get(attribute.exprId).filter(_.name == name).map(a => (i, name, qualifier(a)))
+    }
+    val columns = flagged.map { case (i, _, _) => query.output(i).toString }
+    val where = s"in ${command.nodeName}"
+    def diff(found: Seq[(Int, String, Option[String])], what: ((String, Option[String])) => String)
+        : SchemaDiff = {
+      val positions = found.map(_._1).toSet
+      SchemaDiff(StructType(stored.fields.indices.filterNot(positions).map(stored(_))), stored,
+        where, found.map { case (i, name, q) => s"#$i $name: ${what((name, q))}" })
+    }
+    val (withQualifier, plain) = flagged.partition(_._3.isDefined)
+    NamingCheck(
+      diff(plain, _ => "named by Spark after its expression; name it yourself"),
+      diff(withQualifier, { case (_, q) =>
+        s"carries the relation qualifier ${q.get}, which the stored column would keep" }),
+      columns)
+  }
+
+  /** The qualifier `relation.` of a column the alias computes from, if its name carries one. */
+  private def qualifier(alias: Alias): Option[String] = alias.child.references.toSeq.collectFirst {
+    case a if a.qualifier.nonEmpty && alias.name.contains(s"${a.qualifier.last}.${a.name}") =>
+      s"${a.qualifier.last}."
+  }
+}

@@ -1,0 +1,96 @@
+package planguard
+
+import java.io.File
+import java.nio.file.Files
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.functions._
+
+import planguard.errors.InvariantViolation
+import planguard.report.ViolationLog
+
+/** NAMING on real writes: generated names warn, generated relation qualifiers fail. */
+class NamingCheckSuite extends SparkSessions {
+
+  private def spark(naming: String, confs: (String, String)*): SparkSession = {
+    val s = newSession(Seq(planguard), Seq("spark.planguard.naming" -> naming,
+      "spark.sql.warehouse.dir" -> dir()) ++ confs: _*)
+    s.range(3).createOrReplaceTempView("customer")
+    s
+  }
+
+  private def dir(): String = Files.createTempDirectory("planguard-naming").toString
+  private def path(): String = new File(dir(), "out").getPath
+
+  private def namingRecords(s: SparkSession) = ViolationLog.records(s).filter(_.id == "NAMING")
+
+  /** The writes seed 004 speaks of, each persisting `select` (a SELECT list over customer). */
+  private def writes(s: SparkSession): Seq[(String, String => Unit)] = Seq(
+    "df.write.parquet" -> (q => s.sql(s"SELECT $q FROM customer").write.parquet(path())),
+    "saveAsTable" -> (q => s.sql(s"SELECT $q FROM customer").write.saveAsTable(table())),
+    "CTAS" -> (q => s.sql(s"CREATE TABLE ${table()} USING parquet AS SELECT $q FROM customer")),
+    "INSERT OVERWRITE DIRECTORY" -> (q => s.sql(
+      s"INSERT OVERWRITE DIRECTORY '${path()}' USING parquet SELECT $q FROM customer")))
+
+  private var tables = 0
+  private def table(): String = { tables += 1; s"written_$tables" }
+
+  for (adaptive <- adaptiveModes) {
+    test(s"a generated name persisted by any write warns; the write goes on (adaptive=$adaptive)") {
+      val s = spark("spark", "spark.sql.adaptive.enabled" -> adaptive.toString)
+      writes(s).foreach { case (how, write) =>
+        val before = namingRecords(s).size
+        val logged = warningsDuring(write("id, id + 1"))
+        val records = namingRecords(s).drop(before)
+        assert(records.map(_.level) == Seq("warn"), how)
+        assert(records.head.differences == Seq(
+          "#1 (id + 1): named by Spark after its expression; name it yourself"), how)
+        assert(logged.exists(_.startsWith("[PLANGUARD_NAMING]")), how)
+      }
+    }
+  }
+
+  test("names the user wrote, and INSERT into an existing table, are not reported") {
+    val s = spark("spec")
+    writes(s).foreach { case (how, write) =>
+      write("id, id + 1 AS next, abs(id) AS `abs(id)`, id AS `customer.id`")
+      assert(namingRecords(s).isEmpty, how)
+    }
+    s.sql("CREATE TABLE target (id BIGINT, next BIGINT) USING parquet")
+    s.sql("INSERT INTO target SELECT id, id + 1 FROM customer")
+    s.table("customer").select(col("id"), col("id") * 2).write.insertInto("target")
+    assert(namingRecords(s).isEmpty)
+  }
+
+  test("naming=spec: a persisted relation qualifier fails the write before it writes anything") {
+    val s = spark("spec")
+    val out = path()
+    val e = intercept[InvariantViolation](
+      s.table("customer").select(col("id") + 1).write.parquet(out))
+    assert(e.invariantId == "NAMING")
+    assert(e.getMessage.contains(
+      "#0 (customer.id + 1): carries the relation qualifier customer."))
+    assert(!new File(out).exists())
+    writes(s).foreach { case (how, write) =>
+      assert(intercept[InvariantViolation](write("abs(id)")).invariantId == "NAMING", how)
+    }
+    assert(namingRecords(s).map(_.level).distinct == Seq("fail"))
+  }
+
+  test("levels: check.NAMING sets both cases; mode=warn lets the qualifier case through") {
+    val s = spark("spec")
+    s.conf.set("spark.planguard.check.NAMING", "warn")
+    s.table("customer").select(col("id") + 1).write.parquet(path())
+    assert(namingRecords(s).map(_.level) == Seq("warn"))
+    s.conf.set("spark.planguard.check.NAMING", "off")
+    s.table("customer").select(col("id") + 1).write.parquet(path())
+    assert(namingRecords(s).size == 1)
+    s.conf.unset("spark.planguard.check.NAMING")
+    s.conf.set("spark.planguard.mode", "warn")
+    s.table("customer").select(col("id") + 1).write.parquet(path())
+    assert(namingRecords(s).map(_.level) == Seq("warn", "warn"))
+    s.conf.set("spark.planguard.check.NAMING", "fail")
+    s.conf.set("spark.planguard.naming", "spark")
+    intercept[InvariantViolation](s.table("customer").select(col("id") + 1).write.parquet(path()))
+  }
+}
