@@ -107,6 +107,18 @@ def test_legal_delta_and_parquet_writes_pass(spark, adaptive, tmp_path, warnings
     assert warnings() == []
 
 
+def test_legal_sql_inserts_pass(spark, adaptive, tmp_path, warnings):
+    """Delta's INSERT plans its query apart from the command (a v1 fallback write)."""
+    spark.range(5).createOrReplaceTempView("source")
+    spark.sql("DROP TABLE IF EXISTS inserted_parquet")
+    for table, fmt in [(f"delta.`{tmp_path / 'delta'}`", "delta"), ("inserted_parquet", "parquet")]:
+        spark.sql(f"CREATE TABLE {table} (x BIGINT, y STRING) USING {fmt}")
+        spark.sql(f"INSERT INTO {table} SELECT id + 1 AS x, CAST(id AS STRING) AS y FROM source")
+        spark.sql(f"INSERT INTO {table} SELECT id AS x, 'a' AS y FROM source WHERE id > 2")
+        assert spark.table(table).count() == 7
+    assert warnings() == []
+
+
 def test_configure_refuses_a_running_session(spark):
     with pytest.raises(planguard.ConfigurationError, match="spark.stop"):
         planguard.configure(SparkSession.builder)

