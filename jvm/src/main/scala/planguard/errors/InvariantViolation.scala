@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.types.StructType
 
-import planguard.Invariant
+import planguard.{Invariant, Phase}
 import planguard.schema.SchemaDiff
 
 /**
@@ -45,7 +45,8 @@ object InvariantViolation {
       rule: Option[String]): Map[String, String] = Map(
     "phase" -> phase,
     "comparison" -> diff.comparison,
-    "rule" -> rule.getOrElse("unknown"),
+    // Analysis checks the query as written: no rule has run on it yet.
+    "rule" -> rule.getOrElse(if (phase == Phase.Analysis) "none (the query as written)" else "unknown"),
     "expected" -> SchemaDiff.render(diff.expected),
     "actual" -> SchemaDiff.render(diff.actual),
     "differences" -> diff.differences.mkString("; "),

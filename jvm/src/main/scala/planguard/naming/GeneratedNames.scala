@@ -69,11 +69,12 @@ object GeneratedNames {
       plan
     }
 
+    // An UnresolvedAlias only ever wraps a whole output expression: its alias is a top-level one.
     private def visit(plan: LogicalPlan): Unit = if (!plan.analyzed) {
-      plan.expressions.foreach(_.foreach {
+      plan.expressions.foreach {
         case a: Alias if a.getTagValue(Tag).isDefined => remembered.put(a.exprId, true)
         case _ =>
-      })
+      }
       plan.children.foreach(visit)
     }
   }
