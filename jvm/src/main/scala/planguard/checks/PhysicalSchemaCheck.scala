@@ -16,7 +16,8 @@ object PhysicalSchemaCheck {
     // A command whose query is not its physical child is checked as that query, elsewhere.
     val plannedQuery = ResultPlans.physical(planned, logicalRoot).getOrElse(planned)
     val preparedQuery = ResultPlans.physical(prepared, logicalRoot).getOrElse(plannedQuery)
-    val expected = SchemaDiff.nullableAsIn(plannedQuery.schema, ResultPlans.logical(analyzed).schema)
+    val expected =
+      SchemaDiff.nullableAsIn(plannedQuery.schema, ResultPlans.logical(analyzed).schema)
     val actual = if (preparedQuery eq plannedQuery) expected else preparedQuery.schema
     val why = ResultPlans.orderRule(analyzed)
     if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why)

@@ -30,7 +30,8 @@ object PreparationReplay {
    * non-adaptive path applies the columnar rules, before the transitions and codegen.
    */
   private def rules(session: SparkSession): Iterator[(Rule[SparkPlan], String)] = {
-    val columnar = session.sessionState.columnarRules.filterNot(_.isInstanceOf[PlanGuardColumnarRule])
+    val columnar =
+      session.sessionState.columnarRules.filterNot(_.isInstanceOf[PlanGuardColumnarRule])
     val adaptive = session.sessionState.adaptiveRulesHolder
     PreparationRules.nonAdaptive(session).iterator.flatMap {
       case _: ApplyColumnarRulesAndInsertTransitions =>

@@ -55,7 +55,8 @@ object UniqueFieldCheck {
    */
   private def hasClash(output: AttributeSet, caseSensitive: Boolean): Boolean = {
     val names = new java.util.HashSet[String](output.size * 2)
-    output.exists(a => !names.add(if (caseSensitive) a.name else a.name.toLowerCase(Locale.ROOT))) &&
+    def name(a: Attribute) = if (caseSensitive) a.name else a.name.toLowerCase(Locale.ROOT)
+    output.exists(a => !names.add(name(a))) &&
       output.toSeq.groupBy(key(_, caseSensitive)).exists(_._2.size > 1)
   }
 

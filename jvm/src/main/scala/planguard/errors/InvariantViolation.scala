@@ -46,7 +46,8 @@ object InvariantViolation {
     "phase" -> phase,
     "comparison" -> diff.comparison,
     // Analysis checks the query as written: no rule has run on it yet.
-    "rule" -> rule.getOrElse(if (phase == Phase.Analysis) "none (the query as written)" else "unknown"),
+    "rule" -> rule.getOrElse(
+      if (phase == Phase.Analysis) "none (the query as written)" else "unknown"),
     "expected" -> SchemaDiff.render(diff.expected),
     "actual" -> SchemaDiff.render(diff.actual),
     "differences" -> diff.differences.mkString("; "),

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, ExprId, NamedExpression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
-import org.apache.spark.sql.catalyst.trees.TreePattern.UNRESOLVED_ALIAS
+import org.apache.spark.sql.catalyst.trees.TreePattern.{ALIAS, UNRESOLVED_ALIAS}
 import org.apache.spark.sql.catalyst.util.AUTO_GENERATED_ALIAS
 
 import planguard.Guarded
@@ -70,12 +70,14 @@ object GeneratedNames {
     }
 
     // An UnresolvedAlias only ever wraps a whole output expression: its alias is a top-level one.
-    private def visit(plan: LogicalPlan): Unit = if (!plan.analyzed) {
-      plan.expressions.foreach {
-        case a: Alias if a.getTagValue(Tag).isDefined => remembered.put(a.exprId, true)
-        case _ =>
+    // The pattern bits Spark keeps per subtree skip every subtree without an alias.
+    private def visit(plan: LogicalPlan): Unit =
+      if (!plan.analyzed && plan.containsPattern(ALIAS)) {
+        plan.expressions.foreach {
+          case a: Alias if a.getTagValue(Tag).isDefined => remembered.put(a.exprId, true)
+          case _ =>
+        }
+        plan.children.foreach(visit)
       }
-      plan.children.foreach(visit)
-    }
   }
 }

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution, PhysicalSchemaCheck, PlanningSchemaCheck, StrategyAttribution}
+import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution,
+  PhysicalSchemaCheck, PlanningSchemaCheck, StrategyAttribution}
 
 /**
  * The contracts of a prepared physical plan, checked once Spark has prepared it — after planning,

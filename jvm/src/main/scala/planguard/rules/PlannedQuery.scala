@@ -61,8 +61,9 @@ object PlannedQuery {
   def whole(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = plan match {
     case _: Exchange => None
     case _ => owner(plan, session).filter { qe =>
-      if (qe.sparkPlan.output.isEmpty) plan.logicalLink.exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
-      else qe.sparkPlan.outputSet == plan.outputSet
+      if (qe.sparkPlan.output.isEmpty) {
+        plan.logicalLink.exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
+      } else qe.sparkPlan.outputSet == plan.outputSet
     }
   }
 
