@@ -7,6 +7,7 @@ the order-dependent tests in a subprocess with the other order.
 """
 import os
 import pathlib
+import sys
 
 import pytest
 from pyspark.sql import SparkSession
@@ -20,6 +21,8 @@ DELTA = "io.delta.sql.DeltaSparkSessionExtension"
 BROKEN = ["planguard.testing.SwapRootColumnsExtension",
           "planguard.testing.SwapRootJoinSidesExtension"]
 ORDER = os.environ.get("PLANGUARD_TEST_ORDER", "first")
+# Python workers (mapInArrow, pandas UDFs) must run this interpreter, which has planguard.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
 LOG = pathlib.Path(os.environ.get("PLANGUARD_TEST_LOG", "/tmp/planguard-test-%d.log" % os.getpid()))
