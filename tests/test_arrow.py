@@ -17,9 +17,10 @@ NTZ_TEXT = "2024-01-02 03:04:05.006"
 WHEN_MICROS = int(WHEN.replace(tzinfo=datetime.timezone.utc).timestamp()) * 1_000_000 + 6000
 
 
-def _list_view():
+def _list_view(values=pa.int32()):
+    """[[1, 2], [3]] as a list view (pyarrow cannot cast a list to one)."""
     return pa.ListViewArray.from_arrays(pa.array([0, 2], pa.int32()), pa.array([2, 1], pa.int32()),
-                                        pa.array([1, 2, 3], pa.int32()))
+                                        pa.array([1, 2, 3], values))
 
 
 # (declared type, column in another encoding than Spark's, SQL reading v, expected values)
@@ -53,7 +54,7 @@ EQUIVALENT = {
                    [[1, 2], None]),
     "list_view": ("array<int>", _list_view(), "v", [[1, 2], [3]]),
     "struct_of_list_view": ("struct<l: array<bigint>>", pa.StructArray.from_arrays(
-        [_list_view().cast(pa.list_view(pa.int64()))], names=["l"]), "v.l", [[1, 2], [3]]),
+        [_list_view(pa.int64())], names=["l"]), "v.l", [[1, 2], [3]]),
     "fixed_size_list": ("array<int>", pa.array([[1, 2]], pa.list_(pa.int32(), 2)), "v",
                         [[1, 2]]),
     "struct_of_dictionary": ("struct<x: string>", pa.StructArray.from_arrays(

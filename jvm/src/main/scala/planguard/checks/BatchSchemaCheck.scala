@@ -1,6 +1,6 @@
 package planguard.checks
 
-import org.apache.spark.sql.types.{NullType, StructField, StructType}
+import org.apache.spark.sql.types.{DataType, NullType, StructField, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import planguard.schema.{LogicalTypes, SchemaDiff}
@@ -36,8 +36,8 @@ object BatchSchemaCheck {
   }
 
   /** The schema a row or batch shows: the plan's names, the types it carries where it does. */
-  private def carried(expected: StructType, n: Int, types: Int => Option[
-      org.apache.spark.sql.types.DataType]): StructType =
+  private def carried(expected: StructType, n: Int, types: Int => Option[DataType])
+      : StructType =
     StructType((0 until n).map { i =>
       val field = expected.fields.lift(i).getOrElse(StructField(s"_$i", NullType))
       types(i).fold(field)(t => field.copy(dataType = t))

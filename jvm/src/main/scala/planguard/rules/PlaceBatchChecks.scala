@@ -20,12 +20,16 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
  */
 object PlaceBatchChecks {
 
-  def apply(plan: SparkPlan, conf: SQLConf): SparkPlan = {
-    val level = PlanGuardConf.level(conf, Invariant.BatchSchema)
-    if (level == Level.Off) return plan
+  def apply(plan: SparkPlan, conf: SQLConf): SparkPlan =
+    PlanGuardConf.level(conf, Invariant.BatchSchema) match {
+      case Level.Off => plan
+      case level => place(plan, conf, level == Level.Fail)
+    }
+
+  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean): SparkPlan = {
     val every = PlanGuardConf.batchSchemaEvery(conf)
     def checked(p: SparkPlan) = CheckBatchSchemaExec(p,
-      BatchSampler(DataTypeUtils.fromAttributes(p.output), producer(p), level == Level.Fail, every))
+      BatchSampler(DataTypeUtils.fromAttributes(p.output), producer(p), fail, every))
     val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
       case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>
         e.withNewChildren(Seq(checked(e.child)))
