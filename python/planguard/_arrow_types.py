@@ -7,7 +7,6 @@ Arrow type belongs to a Spark type's class; ``normalise`` casts a column of such
 Arrow type Spark itself produces for the Spark type (``to_arrow_type``), which is what every
 Arrow-backed PySpark API reads, and finds nulls in non-nullable fields.
 """
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import types as T
@@ -133,17 +132,11 @@ def _lists_from_views(array: pa.Array) -> pa.Array:
     list_view to list makes invalid arrays (offsets one short, pyarrow 26)."""
     t = array.type
     if _is_list_view(t) or _is_large_list_view(t):
-        valid = array.is_valid().to_numpy(zero_copy_only=False)
-        sizes = np.where(valid, array.sizes.fill_null(0).to_numpy(zero_copy_only=False), 0)
-        starts = array.offsets.fill_null(0).to_numpy(zero_copy_only=False)
-        ends = np.cumsum(sizes, dtype=np.int64)
-        at = np.repeat(starts - (ends - sizes), sizes) + np.arange(int(ends[-1]) if len(ends)
-                                                                   else 0)
-        values = _lists_from_views(array.values.take(pa.array(at, pa.int64())))
+        values = _lists_from_views(pc.list_flatten(array))  # in order, null lists skipped
+        lengths = pc.list_value_length(array).fill_null(0)
+        offsets = pa.concat_arrays([pa.array([0], lengths.type), pc.cumulative_sum(lengths)])
         make = pa.ListArray if _is_list_view(t) else pa.LargeListArray
-        offsets = pa.array(np.concatenate([[0], ends]),
-                           pa.int32() if _is_list_view(t) else pa.int64())
-        return make.from_arrays(offsets, values, mask=pa.array(~valid))
+        return make.from_arrays(offsets, values, mask=array.is_null())
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         values = _lists_from_views(array.values)
         if values is array.values:
