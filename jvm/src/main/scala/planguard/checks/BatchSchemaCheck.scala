@@ -17,8 +17,7 @@ object BatchSchemaCheck {
       if (numFields == expected.length) Nil
       else Seq(s"a row has $numFields fields, the plan ${expected.length}") ++
         (numFields until expected.length).map(i => s"#$i missing ${expected(i).name}")
-    SchemaDiff(expected, carried(expected, numFields, _ => None), "rows: field count",
-      differences)
+    diff(expected, differences, "rows: field count", carried(expected, numFields, _ => None))
   }
 
   def batch(expected: StructType, batch: ColumnarBatch): SchemaDiff = {
@@ -31,9 +30,14 @@ object BatchSchemaCheck {
         if (LogicalTypes.stores(expected(i).dataType, v)) None
         else Some(s"#$i ${expected(i).name}: vector type ${expected(i).dataType.sql} -> ${v.sql}")
       }
-    SchemaDiff(expected, carried(expected, n, types), "columnar batches: column count and " +
-      "vector types", differences)
+    diff(expected, differences, "columnar batches: column count and vector types",
+      carried(expected, n, types))
   }
+
+  // The actual schema is built only for a violation: the check runs while the query does.
+  private def diff(expected: StructType, differences: Seq[String], comparison: String,
+      actual: => StructType): SchemaDiff =
+    SchemaDiff(expected, if (differences.isEmpty) expected else actual, comparison, differences)
 
   /** The schema a row or batch shows: the plan's names, the types it carries where it does. */
   private def carried(expected: StructType, n: Int, types: Int => Option[DataType])
