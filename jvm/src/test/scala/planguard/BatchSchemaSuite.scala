@@ -36,9 +36,9 @@ class BatchSchemaSuite extends SparkSessions {
       s"($order, adaptive=$adaptive)") {
       val spark = session(extensions, adaptive)
       projectedQueries(spark).foreach { df =>
-        val e = intercept[InvariantViolation](df.collect())
+        val e = violation(intercept[Exception](df.collect())).get
         assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution")
-        assert(e.ruleName == "operator DropLastFieldExec (planguard.testing.DropLastFieldExec)")
+        assert(e.ruleName == "operator DropLastField (planguard.testing.DropLastFieldExec)")
         assert(e.expected.fieldNames.toSeq == Seq("a", "b"))
         assert(e.actual.fieldNames.toSeq == Seq("a"))
         assert(e.getMessage.startsWith("[PLANGUARD_BATCH_SCHEMA]"))
@@ -46,11 +46,13 @@ class BatchSchemaSuite extends SparkSessions {
       }
     }
 
-    test(s"rows checked in tasks fail the job with the violation ($order, adaptive=$adaptive)") {
+    test(s"rows checked in tasks fail the job, also below a limit ($order, adaptive=$adaptive)") {
       val spark = session(extensions, adaptive)
       projectedQueries(spark).foreach { df =>
         val e = intercept[Exception](df.queryExecution.toRdd.count())
         assert(violation(e).map(_.invariantId).contains("BATCH_SCHEMA"), e)
+        assert(violation(intercept[Exception](df.limit(3).collect())).nonEmpty)
+        assert(violation(intercept[Exception](df.take(1))).nonEmpty)
       }
     }
   }
@@ -79,7 +81,7 @@ class BatchSchemaSuite extends SparkSessions {
     val e = violation(intercept[Exception](df.collect()))
     assert(e.map(_.invariantId).contains("BATCH_SCHEMA"))
     assert(e.get.getMessage.contains("#0 a: vector type INT -> BIGINT"))
-    assert(e.get.ruleName == "operator LongVectorsExec (planguard.testing.LongVectorsExec)")
+    assert(e.get.ruleName == "operator LongVectors (planguard.testing.LongVectorsExec)")
     // At the root, only rows are seen: Spark fails later, and not with the contract's name.
     spark.conf.set("spark.planguard.batchSchema.scope", "root")
     val late = intercept[Exception](spark.range(5).selectExpr("cast(id as int) as a").collect())
@@ -115,15 +117,15 @@ class BatchSchemaSuite extends SparkSessions {
       spark.catalog.clearCache()
     }
 
-    test(s"a limit is still collected by CollectLimitExec, its fast path (scope=$scope, adaptive=$adaptive)") {
+    test(s"a limit keeps its fast path, checked below it (scope=$scope, adaptive=$adaptive)") {
       val spark = session(Seq(planguard), adaptive, "spark.planguard.batchSchema.scope" -> scope)
       val huge = spark.range(0L, 100000000000L, 1, 4).selectExpr("id", "id * 2 as b")
       assert(huge.limit(2).collect().map(_.getLong(1)).toSeq == Seq(0L, 2L))
       assert(huge.take(1).head.getLong(0) == 0L)
       val df = huge.limit(2)
       df.collect()
-      assert(finalPlan(df).isInstanceOf[CheckBatchSchemaExec])
-      assert(finalPlan(df).children.head.isInstanceOf[CollectLimitExec])
+      assert(finalPlan(df).isInstanceOf[CollectLimitExec])
+      assert(finalPlan(df).children.head.isInstanceOf[CheckBatchSchemaExec])
     }
   }
 

@@ -4,13 +4,13 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{LocalTableScanExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 /**
  * Passes its child's rows or batches on unchanged, checking a sample of them against the child's
- * schema (BATCH_SCHEMA). Every way Spark runs a plan is delegated to the child — collect, take
- * and tail included, so that a limit keeps its fast path — with the result checked on its way.
+ * schema (BATCH_SCHEMA). An operator that collects in its own way (a limit's fast path) is not
+ * placed below this node but above it: see PlaceBatchChecks.
  */
 final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
   extends UnaryExecNode {
@@ -24,19 +24,21 @@ final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
 
   override protected def doExecute(): RDD[InternalRow] = {
     val check = sampler
-    child.execute().mapPartitionsInternal(check.rows)
+    child.execute().mapPartitions(check.rows(_), preservesPartitioning = true)
   }
 
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
     val check = sampler
-    child.executeColumnar().mapPartitionsInternal(check.batches)
+    child.executeColumnar().mapPartitions(check.batches(_), preservesPartitioning = true)
   }
 
-  override def executeCollect(): Array[InternalRow] = sampler.all(child.executeCollect())
-  override def executeTake(n: Int): Array[InternalRow] = sampler.all(child.executeTake(n))
-  override def executeTail(n: Int): Array[InternalRow] = sampler.all(child.executeTail(n))
-  override def executeToIterator(): Iterator[InternalRow] =
-    sampler.rows(child.executeToIterator())
+  // Spark's own collect, take, tail and toLocalIterator run execute() above: checked in the
+  // tasks, before the rows are serialized (the driver decodes them with the declared field
+  // count, which would hide a missing field). A local relation's rows need no job.
+  override def executeCollect(): Array[InternalRow] = child match {
+    case local: LocalTableScanExec => sampler.all(local.executeCollect())
+    case _ => super.executeCollect()
+  }
 
   override def simpleString(maxFields: Int): String =
     s"$nodeName (every ${sampler.every}, ${if (sampler.fail) "fail" else "warn"})"

@@ -1,7 +1,8 @@
 package planguard.rules
 
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.execution.{ColumnarToRowExec, CommandResultExec, SparkPlan}
+import org.apache.spark.sql.execution.{CollectLimitExec, CollectTailExec, ColumnarToRowExec,
+  CommandResultExec, SparkPlan, TakeOrderedAndProjectExec}
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
 import org.apache.spark.sql.execution.command.{DataWritingCommandExec, ExecutedCommandExec}
 import org.apache.spark.sql.execution.datasources.v2.V2CommandExec
@@ -15,7 +16,7 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
 /**
  * Where BATCH_SCHEMA checks what execution produces: above the root of each prepared plan (with
  * adaptive execution, of its final stage: the adaptive node itself stays the root, which Spark's
- * own code expects) and, with `spark.planguard.batchSchema.scope=stages`, below every exchange and
+ * own code expects), or below a root limit, tail or top-N, which collect in their own way; and, with `spark.planguard.batchSchema.scope=stages`, below every exchange and
  * every columnar-to-row transition. Not placed at all when the check is off.
  */
 object PlaceBatchChecks {
@@ -38,7 +39,15 @@ object PlaceBatchChecks {
           !c.child.isInstanceOf[QueryStageExec] =>
         c.withNewChildren(Seq(checked(c.child)))
     }
-    if (isResult(inner)) checked(inner) else inner
+    inner match {
+      // These collect through their child's executeTake/executeTail/execute: checking below
+      // them keeps their fast path (a limit reads only the partitions it needs).
+      case c @ (_: CollectLimitExec | _: CollectTailExec | _: TakeOrderedAndProjectExec)
+          if !c.children.head.isInstanceOf[CheckBatchSchemaExec] =>
+        c.withNewChildren(Seq(checked(c.children.head)))
+      case root if isResult(root) => checked(root)
+      case other => other
+    }
   }
 
   /** A plan whose root produces a query's result: not a stage, not a command's own output. */

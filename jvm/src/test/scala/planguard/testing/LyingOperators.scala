@@ -5,7 +5,8 @@ import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{ColumnarRule, ProjectExec, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, ProjectExec, SparkPlan,
+  UnaryExecNode}
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector
 import org.apache.spark.sql.types.{IntegerType, LongType}
 import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
@@ -20,7 +21,7 @@ final case class DropLastFieldExec(child: SparkPlan) extends UnaryExecNode {
 
   override protected def doExecute(): RDD[InternalRow] = {
     val (all, kept) = (child.output, child.output.init)
-    child.execute().mapPartitionsInternal { rows =>
+    child.execute().mapPartitions { rows =>
       val project = UnsafeProjection.create(kept, all)
       rows.map(project)
     }
@@ -39,7 +40,7 @@ final case class LongVectorsExec(child: SparkPlan) extends UnaryExecNode {
 
   // Spark's transitions give it a columnar child (RowToColumnarExec over the projection).
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] =
-    child.executeColumnar().mapPartitionsInternal { batches =>
+    child.executeColumnar().mapPartitions { batches =>
       batches.map { batch =>
         val n = batch.numRows()
         val vector = new OnHeapColumnVector(math.max(n, 1), LongType)
@@ -56,11 +57,12 @@ private object Lying {
     .getConfString(s"planguard.testing.$name", "true") == "true"
 }
 
-/** Puts DropLastFieldExec on a root projection of two columns or more. */
+/** Puts DropLastFieldExec on a root projection of two columns or more (also under a limit). */
 object DropLastField extends Rule[SparkPlan] {
   override def apply(plan: SparkPlan): SparkPlan = plan match {
     case p: ProjectExec if p.output.size >= 2 && Lying.on("DropLastFieldExec") =>
       DropLastFieldExec(p)
+    case limit: CollectLimitExec => limit.withNewChildren(Seq(apply(limit.child)))
     case other => other
   }
 }
