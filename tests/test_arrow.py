@@ -196,7 +196,7 @@ def test_create_data_frame_from_arrow(spark, checks):
 def test_install_is_idempotent_and_undone():
     planguard.arrow.install()
     planguard.arrow.install()
-    from pyspark.sql import DataFrame
+    from pyspark.sql.classic.dataframe import DataFrame
     assert DataFrame.mapInArrow._planguard_original.__name__ == "mapInArrow"
     assert not hasattr(DataFrame.mapInArrow._planguard_original, "_planguard_original")
     planguard.arrow.uninstall()

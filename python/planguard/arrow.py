@@ -22,7 +22,9 @@ import functools
 import inspect
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, GroupedData, SparkSession
+from pyspark.sql import GroupedData, SparkSession
+# The classic (non-Connect) DataFrame: it overrides the methods of pyspark.sql.DataFrame.
+from pyspark.sql.classic.dataframe import DataFrame
 from pyspark.sql import types as T
 
 from planguard import _arrow_types as types
