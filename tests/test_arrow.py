@@ -201,3 +201,14 @@ def test_install_is_idempotent_and_undone():
     assert not hasattr(DataFrame.mapInArrow._planguard_original, "_planguard_original")
     planguard.arrow.uninstall()
     assert not hasattr(DataFrame.mapInArrow, "_planguard_original")
+
+
+def test_an_operator_lying_about_its_schema_raises_in_python(spark, conf, adaptive):
+    """BATCH_SCHEMA on the JVM: the violation a task raises reaches Python as InvariantViolation."""
+    conf("planguard.testing.DropLastFieldExec", "true")
+    with pytest.raises(planguard.InvariantViolation) as caught:
+        spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b").collect()
+    e = caught.value
+    assert (e.invariant, e.phase) == ("BATCH_SCHEMA", "execution")
+    assert e.expected.names == ["a", "b"] and e.actual.names == ["a"]
+    assert e.rule == "operator DropLastField (planguard.testing.DropLastFieldExec)"
