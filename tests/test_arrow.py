@@ -159,6 +159,23 @@ def test_apply_in_arrow_normalises_and_rejects(spark, checks, adaptive):
     assert (caught.value.column, caught.value.declared_type) == ("k", "BIGINT")
 
 
+def test_cogrouped_apply_in_arrow(spark, checks):
+    left = spark.createDataFrame([(1, "x")], "k long, s string")
+    right = spark.createDataFrame([(1, "y")], "k long, s string")
+
+    def merge(key, lt, rt):
+        s = pa.concat_arrays([lt["s"].combine_chunks(), rt["s"].combine_chunks()])
+        return pa.table({"k": pa.array([key[0].as_py()] * len(s), pa.int64()),
+                         "s": s.cast(pa.string_view())})
+
+    grouped = left.groupBy("k").cogroup(right.groupBy("k"))
+    out = grouped.applyInArrow(merge, "k long, s string").collect()
+    assert sorted((r.k, r.s) for r in out) == [(1, "x"), (1, "y")]
+    with pytest.raises(planguard.BatchSchemaViolation) as caught:
+        grouped.applyInArrow(merge, "k int, s string").collect()
+    assert (caught.value.column, caught.value.declared_type) == ("k", "INT")
+
+
 def test_pandas_values_must_fit_the_declared_types(spark, checks):
     import pandas as pd
 

@@ -13,8 +13,8 @@ it is produced, in the Python worker:
   field — raises :class:`planguard.BatchSchemaViolation` naming the column, the declared and the
   actual type.
 
-``install()`` makes ``DataFrame.mapInArrow``/``mapInPandas``, ``GroupedData.applyInArrow``/
-``applyInPandas`` and ``SparkSession.createDataFrame`` (from a ``pyarrow.Table``) check their
+``install()`` makes ``DataFrame.mapInArrow``/``mapInPandas``, ``applyInArrow``/``applyInPandas``
+(grouped and cogrouped) and ``SparkSession.createDataFrame`` (from a ``pyarrow.Table``) check their
 batches; ``checked(fn, schema)`` wraps one function. Executors import planguard to run the checks,
 so the package must be installed where the Python workers run.
 """
@@ -25,6 +25,7 @@ import pyarrow as pa
 from pyspark.sql import GroupedData, SparkSession
 # The classic (non-Connect) DataFrame: it overrides the methods of pyspark.sql.DataFrame.
 from pyspark.sql.classic.dataframe import DataFrame
+from pyspark.sql.pandas.group_ops import PandasCogroupedOps
 from pyspark.sql import types as T
 
 from planguard import _arrow_types as types
@@ -237,6 +238,7 @@ def _check_pandas(frame, declared: T.StructType, rule: str, source: str):
 _PATCHES = [
     (DataFrame, "mapInArrow"), (DataFrame, "mapInPandas"),
     (GroupedData, "applyInArrow"), (GroupedData, "applyInPandas"),
+    (PandasCogroupedOps, "applyInArrow"), (PandasCogroupedOps, "applyInPandas"),
 ]
 
 
