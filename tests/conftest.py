@@ -7,6 +7,7 @@ the order-dependent tests in a subprocess with the other order.
 """
 import os
 import pathlib
+import sys
 
 import pytest
 from pyspark.sql import SparkSession
@@ -18,8 +19,11 @@ TESTS_JAR = ROOT / "target" / "planguard-tests.jar"
 DELTA = "io.delta.sql.DeltaSparkSessionExtension"
 # Test-only rules from target/planguard-tests.jar (jvm/src/test/scala/planguard/testing).
 BROKEN = ["planguard.testing.SwapRootColumnsExtension",
-          "planguard.testing.SwapRootJoinSidesExtension"]
+          "planguard.testing.SwapRootJoinSidesExtension",
+          "planguard.testing.DropLastFieldExtension"]
 ORDER = os.environ.get("PLANGUARD_TEST_ORDER", "first")
+# Python workers (mapInArrow, pandas UDFs) must run this interpreter, which has planguard.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
 LOG = pathlib.Path(os.environ.get("PLANGUARD_TEST_LOG", "/tmp/planguard-test-%d.log" % os.getpid()))
@@ -37,7 +41,8 @@ def base_builder() -> SparkSession.Builder:
             .config("spark.planguard.internalErrors", "fail")
             # The broken test rules stay off until a test switches one on.
             .config("planguard.testing.SwapRootColumns", "false")
-            .config("planguard.testing.SwapRootJoinSides", "false"))
+            .config("planguard.testing.SwapRootJoinSides", "false")
+            .config("planguard.testing.DropLastFieldExec", "false"))
 
 
 @pytest.fixture(scope="session")

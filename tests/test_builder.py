@@ -40,12 +40,17 @@ def test_configure_sets_confs_with_or_without_prefix():
     assert builder._options["spark.planguard.enabled"] == "false"
     assert builder._options["spark.planguard.check.OPTIMIZER_SCHEMA"] == "off"
     assert builder._options["spark.planguard.internalErrors"] == "fail"
+    planguard.configure(builder, **{"batchSchema.every": 50})
+    assert builder._options["spark.planguard.batchSchema.every"] == "50"
 
 
 @pytest.mark.parametrize("kwargs,message", [
     ({"mode": "fial"}, "spark.planguard.mode: allowed values are fail, warn, off"),
     ({"enabled": "maybe"}, "spark.planguard.enabled: allowed values are true, false"),
     ({"mdoe": "warn"}, "Unknown planguard conf 'spark.planguard.mdoe'"),
+    ({"batchSchema.every": "0"}, "spark.planguard.batchSchema.every: allowed values are "
+                                 "<positive integer>"),
+    ({"batchSchema.scope": "all"}, "spark.planguard.batchSchema.scope: allowed values are root"),
 ])
 def test_configure_rejects_invalid_confs(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -32,12 +32,86 @@ class InvariantViolation(captured.CapturedException):
         self.actual = StructType.fromJson(json.loads(origin.actualJson()))
 
 
+class BatchSchemaViolation(InvariantViolation):
+    """BATCH_SCHEMA: a batch a Python function returned to Spark does not have the declared schema.
+
+    Raised where the batch is checked: in the Python worker that runs the function (Spark then
+    fails the query, and the driver raises this class again from the worker's message), or on the
+    driver for ``createDataFrame``. It needs no JVM, so it is built without a Java origin.
+
+    Attributes, besides InvariantViolation's (``actual`` is the Arrow schema, as text):
+        column: the column (``a``, ``s.x``, ``l[]``) where the batch departs from the schema.
+        declared_type: the column's declared type, as Spark SQL writes it (``INT``).
+        actual_type: the column's Arrow type in the batch (``int64``), or what is wrong with it.
+    """
+
+    _DETAILS = "planguard-details: "
+
+    def __init__(self, message: str, details: dict):
+        Exception.__init__(self, message)
+        self._desc, self._stackTrace, self._cause, self._origin = message, "", None, None
+        self.invariant = "BATCH_SCHEMA"
+        self.phase = details["phase"]
+        self.rule = details.get("rule")
+        self.column = details["column"]
+        self.declared_type = details["declared_type"]
+        self.actual_type = details["actual_type"]
+        self.expected = StructType.fromJson(json.loads(details["expected"]))
+        self.actual = details["actual"]
+        self._details = details
+
+    @classmethod
+    def of(cls, details: dict, headline: str, what_to_do: str):
+        """The violation, its message ending with the details the driver parses back."""
+        message = (f"[PLANGUARD_BATCH_SCHEMA] Invariant BATCH_SCHEMA broken in phase "
+                   f"{details['phase']}: {headline} Rule: {details.get('rule') or 'unknown'}.\n"
+                   f"Column: {details['column']}\n"
+                   f"Declared: {details['declared_type']}\n"
+                   f"Actual:   {details['actual_type']}\n"
+                   f"What to do: {what_to_do}\n{cls._DETAILS}{json.dumps(details)}")
+        return cls(message, details)
+
+    @classmethod
+    def from_worker(cls, text: str):
+        """The violation a Python worker raised, from the message Spark carries back, or None."""
+        at = text.rfind(cls._DETAILS) if text else -1
+        if at < 0 or "[PLANGUARD_BATCH_SCHEMA]" not in text:
+            return None
+        details = json.loads(text[at + len(cls._DETAILS):].splitlines()[0])
+        start = text.rfind("[PLANGUARD_BATCH_SCHEMA]", 0, at)
+        return cls(text[start:at].rstrip() + "\n" + cls._DETAILS + json.dumps(details), details)
+
+    def __str__(self) -> str:
+        return self._desc
+
+    def getCondition(self):
+        return "PLANGUARD_BATCH_SCHEMA"
+
+    def getMessageParameters(self):
+        return {k: str(v) for k, v in self._details.items()}
+
+    def getSqlState(self):
+        return "XXKPG"
+
+
 def _find_violation(gateway, java_exception):
     """The planguard violation in a Java exception's cause chain, if any."""
     seen = 0
     while java_exception is not None and seen < 20:
         if is_instance_of(gateway, java_exception, _VIOLATION_CLASS):
             return java_exception
+        java_exception = java_exception.getCause()
+        seen += 1
+    return None
+
+
+def _worker_violation(java_exception):
+    """A BATCH_SCHEMA violation a Python worker raised, found in a Java exception's cause chain."""
+    seen = 0
+    while java_exception is not None and seen < 20:
+        found = BatchSchemaViolation.from_worker(java_exception.getMessage())
+        if found is not None:
+            return found
         java_exception = java_exception.getCause()
         seen += 1
     return None
@@ -59,7 +133,9 @@ def _install_conversion():
             violation = _find_violation(SparkContext._gateway, e)
         except Exception:  # planguard's classes are not in this JVM
             violation = None
-        return InvariantViolation(violation) if violation is not None else original(e)
+        if violation is not None:
+            return InvariantViolation(violation)
+        return _worker_violation(e) or original(e)
 
     convert_exception._planguard = True
     captured.convert_exception = convert_exception

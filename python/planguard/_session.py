@@ -9,6 +9,7 @@ from planguard._jar import declared_confs, jar_path
 EXTENSION_CLASS = "planguard.PlanGuardExtensions"
 _PREFIX = "spark.planguard."
 _CHECK_KEY = "spark.planguard.check.<INVARIANT>"
+_POSITIVE_INTEGER = "<positive integer>"  # the `allowed` of a key taking any positive integer
 
 
 def configure(builder: SparkSession.Builder, mode: str = "fail", **confs) -> SparkSession.Builder:
@@ -63,7 +64,12 @@ def _validated(key: str, value) -> str:
     if entry is None:
         raise ValueError(f"Unknown planguard conf {key!r}; planguard's confs are: "
                          f"{', '.join(declared)}")
-    if text.strip().lower() not in entry["allowed"]:
+    value = text.strip().lower()
+    if entry["allowed"] == [_POSITIVE_INTEGER]:
+        allowed = value.isdigit() and int(value) > 0
+    else:
+        allowed = value in entry["allowed"]
+    if not allowed:
         raise ValueError(f"Invalid value {text!r} for {key}: allowed values are "
                          f"{', '.join(entry['allowed'])}. {entry['doc']}")
     return text

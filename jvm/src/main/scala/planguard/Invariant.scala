@@ -3,7 +3,7 @@ package planguard
 import planguard.conf.Level
 
 /** A planning contract planguard checks; its id appears in every error, log line and doc. */
-sealed abstract class Invariant(val id: String, val seedSection: String) {
+sealed abstract class Invariant(val id: String, val seedSection: String) extends Serializable {
   /** The mildest level the invariant runs at when only spark.planguard.mode is set. */
   def defaultLevel: Level = Level.Fail
 }
@@ -20,6 +20,8 @@ object Invariant {
   case object PlanningSchema extends Invariant("PLANNING_SCHEMA", "seed 004 §3.5")
   /** Seed 004 §3.8: preparation and adaptive re-planning keep the planned physical schema. */
   case object PhysicalSchema extends Invariant("PHYSICAL_SCHEMA", "seed 004 §3.8")
+  /** Seed 004 §3.6: every batch (or row) an operator produces has the operator's schema. */
+  case object BatchSchema extends Invariant("BATCH_SCHEMA", "seed 004 §3.6")
   /**
    * Seeds 002 and 004: a write persists no name Spark generated from an expression (warn), and no
    * relation qualifier the user did not write (at the mode: fail by default, see NamingCheck).
@@ -30,6 +32,6 @@ object Invariant {
   }
 
   val all: Seq[Invariant] =
-    Seq(UniqueField, OptimizerSchema, PlanningSchema, PhysicalSchema, Naming)
+    Seq(UniqueField, OptimizerSchema, PlanningSchema, PhysicalSchema, BatchSchema, Naming)
   val byId: Map[String, Invariant] = all.map(i => i.id -> i).toMap
 }

@@ -7,4 +7,5 @@ object Phase {
   val PhysicalPlanning = "physical planning"
   val Preparation = "preparation"
   val AdaptiveReoptimization = "adaptive re-optimization"
+  val Execution = "execution"
 }

@@ -41,6 +41,10 @@ object PlanGuardConf {
   private val CheckEntry = entry(CheckPattern)
   private val InternalErrorsEntry = entry("spark.planguard.internalErrors")
   private val NamingEntry = entry("spark.planguard.naming")
+  private val BatchScopeEntry = entry("spark.planguard.batchSchema.scope")
+  private val BatchEveryEntry = entry("spark.planguard.batchSchema.every")
+  /** The `allowed` value of a key that takes any positive integer. */
+  val PositiveInteger = "<positive integer>"
 
   /** The kill switch: false makes every planguard rule a no-op. */
   def enabled(conf: SQLConf): Boolean = read(conf, EnabledEntry, EnabledEntry.key).toBoolean
@@ -61,6 +65,13 @@ object PlanGuardConf {
 
   /** True when auto-generated column names follow seed 002 (`naming=spec`). */
   def specNaming(conf: SQLConf): Boolean = read(conf, NamingEntry, NamingEntry.key) == "spec"
+
+  /** True when BATCH_SCHEMA also checks every stage's output and every columnar batch. */
+  def batchSchemaAtStages(conf: SQLConf): Boolean =
+    read(conf, BatchScopeEntry, BatchScopeEntry.key) == "stages"
+
+  /** BATCH_SCHEMA checks a partition's first row or batch and every Nth after it. */
+  def batchSchemaEvery(conf: SQLConf): Int = read(conf, BatchEveryEntry, BatchEveryEntry.key).toInt
 
   /** True when planguard's own unexpected exceptions must fail the query. */
   def failOnInternalError(conf: SQLConf): Boolean =
@@ -86,7 +97,9 @@ object PlanGuardConf {
   private def read(conf: SQLConf, e: ConfEntry, key: String): String = {
     val raw = conf.getConfString(key, e.default)
     val value = raw.trim.toLowerCase(java.util.Locale.ROOT)
-    if (!e.allowed.contains(value)) throw PlanGuardErrors.invalidConf(key, raw, e.allowed, e.doc)
+    val allowed = if (e.allowed == Seq(PositiveInteger)) value.toIntOption.exists(_ > 0)
+      else e.allowed.contains(value)
+    if (!allowed) throw PlanGuardErrors.invalidConf(key, raw, e.allowed, e.doc)
     value
   }
 }

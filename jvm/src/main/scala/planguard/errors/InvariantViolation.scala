@@ -62,6 +62,11 @@ object InvariantViolation {
       "name the column yourself (SQL: expr AS name; DataFrame: .alias(\"name\")), so that the " +
         "stored name is one you chose; to let the write go on, set " +
         "spark.planguard.check.NAMING=warn (or off)."
+    case Invariant.BatchSchema =>
+      "a physical operator declares one schema and produces another, which seed 004 §3.6 " +
+        "forbids: fix the operator named by Rule (or the extension that plans it), or leave it " +
+        "out of the plan; to let queries run while you investigate, set " +
+        "spark.planguard.check.BATCH_SCHEMA=warn."
     case _ =>
       s"a rule changed the query's result schema, which ${invariant.seedSection} forbids. " +
         "Find the rule (spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it " +

@@ -3,6 +3,7 @@ package planguard.rules
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
+import org.apache.spark.sql.internal.SQLConf
 
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution,
@@ -13,11 +14,13 @@ import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribut
  * EnsureRequirements, the other preparation rules and the columnar transitions — and before
  * anything executes. For the query whose plan it is: OPTIMIZER_SCHEMA and PLANNING_SCHEMA, once;
  * PHYSICAL_SCHEMA on the whole plan (with adaptive execution, also on its final stage). Returns
- * the plan unchanged; throwing stops the query before any row is produced or any file written.
+ * the plan with BATCH_SCHEMA's checks placed (PlaceBatchChecks), which execution runs; throwing
+ * stops the query before any row is produced or any file written.
  */
 final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan] {
 
   override def apply(plan: SparkPlan): SparkPlan = {
+    var result = plan
     Guarded(session, ruleName) {
       PlannedQuery.of(plan, session).filter(_.firstCheck()).foreach { query =>
         Violations.check(session, Invariant.OptimizerSchema, Phase.Optimization, query.optimized)(
@@ -35,8 +38,9 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
           PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
+      result = PlaceBatchChecks(plan, SQLConf.get)
     }
-    plan
+    result
   }
 }
 

@@ -5,7 +5,9 @@ import org.apache.spark.sql.types._
 /**
  * planguard's one definition of "the same logical type", used by every schema comparison.
  * Types, names, collations and field metadata (which carries char/varchar lengths) must be equal;
- * nullability may tighten (nullable to not null) at any nesting level, never loosen.
+ * nullability may tighten (nullable to not null) at any nesting level, never loosen. A column
+ * vector is compared on what it carries: its data type, without nullability or metadata
+ * (see docs/types.md).
  */
 object LogicalTypes {
 
@@ -22,6 +24,25 @@ object LogicalTypes {
   def conforms(expected: StructField, actual: StructField): Boolean =
     expected.name == actual.name && tightens(expected.nullable, actual.nullable) &&
       expected.metadata == actual.metadata && conforms(expected.dataType, actual.dataType)
+
+  /**
+   * True when a column vector of type `vector` holds values of the `expected` type. Vectors keep
+   * neither nullability nor metadata, and Arrow vectors not the collation (a collated string is
+   * stored as the same UTF-8 bytes): those are not compared. A user-defined type is stored as its
+   * SQL type.
+   */
+  def stores(expected: DataType, vector: DataType): Boolean = (expected, vector) match {
+    case (e: UserDefinedType[_], v) => stores(e.sqlType, v)
+    case (e, v: UserDefinedType[_]) => stores(e, v.sqlType)
+    case (_: StringType, _: StringType) => true
+    case (e: StructType, v: StructType) =>
+      e.length == v.length && e.fields.zip(v.fields).forall { case (ef, vf) =>
+        ef.name == vf.name && stores(ef.dataType, vf.dataType)
+      }
+    case (ArrayType(e, _), ArrayType(v, _)) => stores(e, v)
+    case (MapType(ek, ev, _), MapType(vk, vv, _)) => stores(ek, vk) && stores(ev, vv)
+    case _ => expected == vector
+  }
 
   /** Nullability may go from nullable to not null, never the other way. */
   private def tightens(expectedNullable: Boolean, actualNullable: Boolean): Boolean =

@@ -1,0 +1,49 @@
+package planguard.checks
+
+import org.apache.spark.sql.types.{DataType, NullType, StructField, StructType}
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+import planguard.schema.{LogicalTypes, SchemaDiff}
+
+/**
+ * BATCH_SCHEMA (seed 004 §3.6): what execution produced against the plan's schema. A row is
+ * checked on what it carries, its field count; a columnar batch on its column count and each
+ * vector's data type (LogicalTypes.stores).
+ */
+object BatchSchemaCheck {
+
+  def row(expected: StructType, numFields: Int): SchemaDiff = {
+    val differences =
+      if (numFields == expected.length) Nil
+      else Seq(s"a row has $numFields fields, the plan ${expected.length}") ++
+        (numFields until expected.length).map(i => s"#$i missing ${expected(i).name}")
+    diff(expected, differences, "rows: field count", carried(expected, numFields, _ => None))
+  }
+
+  def batch(expected: StructType, batch: ColumnarBatch): SchemaDiff = {
+    val n = batch.numCols()
+    val types = (i: Int) => Some(batch.column(i).dataType())
+    val differences = (if (n == expected.length) Nil
+      else Seq(s"a batch has $n columns, the plan ${expected.length}")) ++
+      (0 until math.min(n, expected.length)).flatMap { i =>
+        val v = batch.column(i).dataType()
+        if (LogicalTypes.stores(expected(i).dataType, v)) None
+        else Some(s"#$i ${expected(i).name}: vector type ${expected(i).dataType.sql} -> ${v.sql}")
+      }
+    diff(expected, differences, "columnar batches: column count and vector types",
+      carried(expected, n, types))
+  }
+
+  // The actual schema is built only for a violation: the check runs while the query does.
+  private def diff(expected: StructType, differences: Seq[String], comparison: String,
+      actual: => StructType): SchemaDiff =
+    SchemaDiff(expected, if (differences.isEmpty) expected else actual, comparison, differences)
+
+  /** The schema a row or batch shows: the plan's names, the types it carries where it does. */
+  private def carried(expected: StructType, n: Int, types: Int => Option[DataType])
+      : StructType =
+    StructType((0 until n).map { i =>
+      val field = expected.fields.lift(i).getOrElse(StructField(s"_$i", NullType))
+      types(i).fold(field)(t => field.copy(dataType = t))
+    })
+}

@@ -1,0 +1,56 @@
+package planguard.exec
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.ColumnarBatch
+import org.slf4j.LoggerFactory
+
+import planguard.{Invariant, Phase}
+import planguard.checks.BatchSchemaCheck
+import planguard.errors.InvariantViolation
+import planguard.schema.SchemaDiff
+
+/**
+ * Checks a sample of what an operator produced — each partition's first row or batch, then every
+ * `every`th — where it is produced (in tasks, or on the driver for collected rows). Fails the
+ * task (and so the query) or logs one warning per partition on the executor.
+ *
+ * @param producer the operator that produced the rows or batches, for the report
+ */
+final case class BatchSampler(schema: StructType, producer: String, fail: Boolean, every: Int) {
+
+  def rows(rows: Iterator[InternalRow]): Iterator[InternalRow] =
+    sampled(rows)(r => BatchSchemaCheck.row(schema, r.numFields))
+
+  def batches(batches: Iterator[ColumnarBatch]): Iterator[ColumnarBatch] =
+    sampled(batches)(b => BatchSchemaCheck.batch(schema, b))
+
+  def all(rows: Array[InternalRow]): Array[InternalRow] = {
+    this.rows(rows.iterator).foreach(_ => ())
+    rows
+  }
+
+  private def sampled[T](items: Iterator[T])(diff: T => SchemaDiff): Iterator[T] = {
+    var left = 0
+    var reported = false
+    items.map { item =>
+      if (left == 0) {
+        left = every
+        val found = diff(item)
+        if (!found.isEmpty && !reported) {
+          reported = true
+          report(found)
+        }
+      }
+      left -= 1
+      item
+    }
+  }
+
+  private def report(diff: SchemaDiff): Unit = {
+    val violation = new InvariantViolation(Invariant.BatchSchema, Phase.Execution,
+      diff.expected, diff.actual, diff, Some(producer))
+    if (fail) throw violation
+    LoggerFactory.getLogger("planguard").warn(violation.getMessage.replace('\n', ' '))
+  }
+}

@@ -1,0 +1,48 @@
+package planguard.exec
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning
+import org.apache.spark.sql.execution.{LocalTableScanExec, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+/**
+ * Passes its child's rows or batches on unchanged, checking a sample of them against the child's
+ * schema (BATCH_SCHEMA). An operator that collects in its own way (a limit's fast path) is not
+ * placed below this node but above it: see PlaceBatchChecks.
+ */
+final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
+  extends UnaryExecNode {
+
+  override def nodeName: String = "CheckBatchSchema"
+  override def output: Seq[Attribute] = child.output
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = child.outputOrdering
+  override def supportsColumnar: Boolean = child.supportsColumnar
+  override def supportsRowBased: Boolean = child.supportsRowBased
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val check = sampler
+    child.execute().mapPartitions(check.rows(_), preservesPartitioning = true)
+  }
+
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
+    val check = sampler
+    child.executeColumnar().mapPartitions(check.batches(_), preservesPartitioning = true)
+  }
+
+  // Spark's own collect, take, tail and toLocalIterator run execute() above: checked in the
+  // tasks, before the rows are serialized (the driver decodes them with the declared field
+  // count, which would hide a missing field). A local relation's rows need no job.
+  override def executeCollect(): Array[InternalRow] = child match {
+    case local: LocalTableScanExec => sampler.all(local.executeCollect())
+    case _ => super.executeCollect()
+  }
+
+  override def simpleString(maxFields: Int): String =
+    s"$nodeName (every ${sampler.every}, ${if (sampler.fail) "fail" else "warn"})"
+
+  override protected def withNewChildInternal(newChild: SparkPlan): CheckBatchSchemaExec =
+    copy(child = newChild)
+}

@@ -1,0 +1,62 @@
+package planguard.rules
+
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.execution.{CollectLimitExec, CollectTailExec, ColumnarToRowExec,
+  CommandResultExec, SparkPlan, TakeOrderedAndProjectExec}
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+import org.apache.spark.sql.execution.command.{DataWritingCommandExec, ExecutedCommandExec}
+import org.apache.spark.sql.execution.datasources.v2.V2CommandExec
+import org.apache.spark.sql.execution.exchange.Exchange
+import org.apache.spark.sql.internal.SQLConf
+
+import planguard.Invariant
+import planguard.conf.{Level, PlanGuardConf}
+import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
+
+/**
+ * Where BATCH_SCHEMA checks what execution produces: above the root of each prepared plan (with
+ * adaptive execution, of its final stage: the adaptive node itself stays the root, which Spark's
+ * own code expects), or below a root limit, tail or top-N, which collect in their own way; and, with `spark.planguard.batchSchema.scope=stages`, below every exchange and
+ * every columnar-to-row transition. Not placed at all when the check is off.
+ */
+object PlaceBatchChecks {
+
+  def apply(plan: SparkPlan, conf: SQLConf): SparkPlan =
+    PlanGuardConf.level(conf, Invariant.BatchSchema) match {
+      case Level.Off => plan
+      case level => place(plan, conf, level == Level.Fail)
+    }
+
+  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean): SparkPlan = {
+    val every = PlanGuardConf.batchSchemaEvery(conf)
+    def checked(p: SparkPlan) = CheckBatchSchemaExec(p,
+      BatchSampler(DataTypeUtils.fromAttributes(p.output), producer(p), fail, every))
+    val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
+      case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>
+        e.withNewChildren(Seq(checked(e.child)))
+      // A stage's output was checked where the stage ran.
+      case c: ColumnarToRowExec if !c.child.isInstanceOf[CheckBatchSchemaExec] &&
+          !c.child.isInstanceOf[QueryStageExec] =>
+        c.withNewChildren(Seq(checked(c.child)))
+    }
+    inner match {
+      // These collect through their child's executeTake/executeTail/execute: checking below
+      // them keeps their fast path (a limit reads only the partitions it needs).
+      case c @ (_: CollectLimitExec | _: CollectTailExec | _: TakeOrderedAndProjectExec)
+          if !c.children.head.isInstanceOf[CheckBatchSchemaExec] =>
+        c.withNewChildren(Seq(checked(c.children.head)))
+      case root if isResult(root) => checked(root)
+      case other => other
+    }
+  }
+
+  /** A plan whose root produces a query's result: not a stage, not a command's own output. */
+  private def isResult(plan: SparkPlan): Boolean = plan.output.nonEmpty && (plan match {
+    case _: Exchange | _: AdaptiveSparkPlanExec | _: CheckBatchSchemaExec => false
+    case _: ExecutedCommandExec | _: DataWritingCommandExec | _: V2CommandExec |
+         _: CommandResultExec => false
+    case _ => true
+  })
+
+  private def producer(p: SparkPlan): String = s"operator ${p.nodeName} (${p.getClass.getName})"
+}

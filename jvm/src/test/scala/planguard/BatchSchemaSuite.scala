@@ -1,0 +1,138 @@
+package planguard
+
+import java.nio.file.Files
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.execution.{CollectLimitExec, SparkPlan}
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
+import org.apache.spark.sql.functions.{col, sum}
+
+import planguard.errors.{InvariantViolation, PlanGuardConfException}
+import planguard.exec.CheckBatchSchemaExec
+import planguard.testing.{DropLastFieldExtension, LongVectorsExtension}
+
+/** BATCH_SCHEMA: what execution produces has the plan's schema (seed 004 §3.6). */
+class BatchSchemaSuite extends SparkSessions {
+
+  private def orders(other: Extension): Seq[(String, Seq[Extension])] =
+    Seq("planguard first" -> Seq(planguard, other), "planguard last" -> Seq(other, planguard))
+
+  private def violation(e: Throwable): Option[InvariantViolation] =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst {
+      case v: InvariantViolation => v
+    }
+
+  /** The plan execution runs: the adaptive plan's final one, once executed. */
+  private def finalPlan(df: DataFrame): SparkPlan = df.queryExecution.executedPlan match {
+    case a: AdaptiveSparkPlanExec => a.finalPhysicalPlan
+    case p => p
+  }
+
+  private def checks(df: DataFrame): Seq[CheckBatchSchemaExec] =
+    finalPlan(df).collect { case c: CheckBatchSchemaExec => c }
+
+  for ((order, extensions) <- orders(new DropLastFieldExtension); adaptive <- adaptiveModes) {
+    test(s"an operator producing rows without a declared column fails the query " +
+      s"($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      projectedQueries(spark).foreach { df =>
+        val e = violation(intercept[Exception](df.collect())).get
+        assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution")
+        assert(e.ruleName == "operator DropLastField (planguard.testing.DropLastFieldExec)")
+        assert(e.expected.fieldNames.toSeq == Seq("a", "b"))
+        assert(e.actual.fieldNames.toSeq == Seq("a"))
+        assert(e.getMessage.startsWith("[PLANGUARD_BATCH_SCHEMA]"))
+        assert(e.getMessage.contains("#1 missing b"))
+      }
+    }
+
+    test(s"rows checked in tasks fail the job, also below a limit ($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      projectedQueries(spark).foreach { df =>
+        val e = intercept[Exception](df.queryExecution.toRdd.count())
+        assert(violation(e).map(_.invariantId).contains("BATCH_SCHEMA"), e)
+        assert(violation(intercept[Exception](df.limit(3).collect())).nonEmpty)
+        assert(violation(intercept[Exception](df.take(1))).nonEmpty)
+      }
+    }
+  }
+
+  for (adaptive <- adaptiveModes) {
+    test(s"BATCH_SCHEMA=warn logs and runs, off places no check (adaptive=$adaptive)") {
+      val spark = session(Seq(planguard, new DropLastFieldExtension), adaptive,
+        "spark.planguard.check.BATCH_SCHEMA" -> "warn")
+      // Internal rows: deserializing the lying rows would read past their last field.
+      val warnings = warningsDuring(
+        projectedQueries(spark).foreach(_.queryExecution.executedPlan.executeCollect()))
+      assert(warnings.count(_.startsWith("[PLANGUARD_BATCH_SCHEMA]")) >= 2)
+      spark.conf.set("spark.planguard.check.BATCH_SCHEMA", "off")
+      spark.conf.set("planguard.testing.DropLastFieldExec", "false")
+      projectedQueries(spark).foreach { df =>
+        df.collect()
+        assert(checks(df).isEmpty)
+      }
+    }
+  }
+
+  test("a columnar operator whose vector has another type is caught at stage scope") {
+    val spark = session(Seq(planguard, new LongVectorsExtension), adaptive = false,
+      "spark.planguard.batchSchema.scope" -> "stages")
+    val df = spark.range(5).selectExpr("cast(id as int) as a")
+    val e = violation(intercept[Exception](df.collect()))
+    assert(e.map(_.invariantId).contains("BATCH_SCHEMA"))
+    assert(e.get.getMessage.contains("#0 a: vector type INT -> BIGINT"))
+    assert(e.get.ruleName == "operator LongVectors (planguard.testing.LongVectorsExec)")
+    // At the root, only rows are seen: Spark fails later, and not with the contract's name.
+    spark.conf.set("spark.planguard.batchSchema.scope", "root")
+    val late = intercept[Exception](spark.range(5).selectExpr("cast(id as int) as a").collect())
+    assert(violation(late).isEmpty)
+  }
+
+  private def legalQueries(spark: SparkSession, dir: String): Seq[(DataFrame, Seq[String])] = {
+    spark.range(10).selectExpr("id", "cast(id as int) as i", "cast(id as string) as s")
+      .write.partitionBy("i").parquet(dir)
+    val cached = spark.range(6).selectExpr("id % 3 as k", "id as v").cache()
+    Seq(
+      projectedQueries(spark).head -> (0 until 5).map(i => s"[$i,${i * 2}]"),
+      spark.range(6).groupBy((col("id") % 2).as("k")).agg(sum("id").as("s")).orderBy("k") ->
+        Seq("[0,6]", "[1,9]"),
+      spark.read.parquet(dir).where("id < 3").select("s", "i").orderBy("i") ->
+        Seq("[0,0]", "[1,1]", "[2,2]"),
+      cached.groupBy("k").count().orderBy("k") -> Seq("[0,2]", "[1,2]", "[2,2]"),
+      cached.where("v > 3").select("v") -> Seq("[4]", "[5]"),
+      spark.range(3).union(spark.range(2)).selectExpr("id * 10 as x").orderBy("x") ->
+        Seq("[0]", "[0]", "[10]", "[10]", "[20]"))
+  }
+
+  for (adaptive <- adaptiveModes; scope <- Seq("root", "stages")) {
+    test(s"legal queries pass every check, rows unchanged (scope=$scope, adaptive=$adaptive)") {
+      val spark = session(Seq(planguard), adaptive, "spark.planguard.batchSchema.scope" -> scope,
+        "spark.planguard.batchSchema.every" -> "1")
+      val dir = Files.createTempDirectory("planguard-batch").resolve("t").toString
+      legalQueries(spark, dir).foreach { case (df, expected) =>
+        assert(df.collect().map(_.toString).toSeq == expected)
+        assert(checks(df).nonEmpty, finalPlan(df).treeString)
+        assert(df.queryExecution.toRdd.count() == expected.size)
+      }
+      spark.catalog.clearCache()
+    }
+
+    test(s"a limit keeps its fast path, checked below it (scope=$scope, adaptive=$adaptive)") {
+      val spark = session(Seq(planguard), adaptive, "spark.planguard.batchSchema.scope" -> scope)
+      val huge = spark.range(0L, 100000000000L, 1, 4).selectExpr("id", "id * 2 as b")
+      assert(huge.limit(2).collect().map(_.getLong(1)).toSeq == Seq(0L, 2L))
+      assert(huge.take(1).head.getLong(0) == 0L)
+      val df = huge.limit(2)
+      df.collect()
+      assert(finalPlan(df).isInstanceOf[CollectLimitExec])
+      assert(finalPlan(df).children.head.isInstanceOf[CheckBatchSchemaExec])
+    }
+  }
+
+  test("the sample size is validated") {
+    val spark = session(Seq(planguard), adaptive = false,
+      "spark.planguard.batchSchema.every" -> "0")
+    val e = intercept[PlanGuardConfException](spark.range(3).collect())
+    assert(e.getMessage.contains("spark.planguard.batchSchema.every"))
+  }
+}

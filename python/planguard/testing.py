@@ -1,0 +1,99 @@
+"""Seed 003 for your own queries: encodings never change answers.
+
+``assert_encoding_invariant`` runs a query under every physical variant a user can switch — how
+its Parquet inputs are encoded, how they are read, how operators run — and asserts that each
+gives the answer of the baseline (Spark's defaults), naming the variants that differ.
+"""
+import math
+import shutil
+import tempfile
+
+# name -> (session confs, Parquet write options, cache the inputs)
+VARIANTS = {
+    "parquet dictionary encoding off": ({}, {"parquet.enable.dictionary": "false"}, False),
+    "vectorized Parquet reader off": (
+        {"spark.sql.parquet.enableVectorizedReader": "false"}, {}, False),
+    "whole-stage codegen off": ({"spark.sql.codegen.wholeStage": "false"}, {}, False),
+    "adaptive execution off": ({"spark.sql.adaptive.enabled": "false"}, {}, False),
+    "adaptive execution on": ({"spark.sql.adaptive.enabled": "true"}, {}, False),
+    "in-memory columnar cache": ({}, {}, True),
+    "Arrow large var types on": (
+        {"spark.sql.execution.arrow.useLargeVarTypes": "true"}, {}, False),
+}
+_BASELINE = ({}, {"parquet.enable.dictionary": "true"}, False)
+
+
+def assert_encoding_invariant(spark, build_df, inputs=None, ordered=False, rel_tol=1e-9,
+                              abs_tol=1e-12, variants=None):
+    """Asserts that ``build_df`` answers the same under every variant.
+
+    ``inputs``: name -> DataFrame, each written to Parquet (per variant's encoding) and read back;
+    ``build_df(tables)`` gets name -> the DataFrame read back and returns the query. Rows are
+    compared in order when ``ordered``, else as multisets; floats within ``rel_tol``/``abs_tol``.
+    ``variants``: names from ``VARIANTS`` (default: all). Raises AssertionError naming each
+    variant whose answer differs from the baseline's, with a row that differs."""
+    inputs = inputs or {}
+    baseline = _answer(spark, build_df, inputs, *_BASELINE)
+    failures = []
+    for name in variants or VARIANTS:
+        answer = _answer(spark, build_df, inputs, *VARIANTS[name])
+        difference = _difference(baseline, answer, ordered, rel_tol, abs_tol)
+        if difference:
+            failures.append(f"{name}: {difference}")
+    if failures:
+        raise AssertionError("the answer depends on the physical encoding (seed 003):\n  "
+                             + "\n  ".join(failures))
+
+
+def _answer(spark, build_df, inputs, confs, write_options, cache):
+    directory = tempfile.mkdtemp(prefix="planguard-encoding-")
+    previous = {k: spark.conf.get(k, None) for k in confs}
+    cached = []
+    try:
+        for key, value in confs.items():
+            spark.conf.set(key, value)
+        tables = {}
+        for name, df in inputs.items():
+            path = f"{directory}/{name}"
+            df.write.options(**write_options).parquet(path)
+            tables[name] = spark.read.parquet(path)
+            if cache:
+                tables[name] = tables[name].cache()
+                tables[name].count()
+                cached.append(tables[name])
+        return [tuple(row) for row in build_df(tables).collect()]
+    finally:
+        for df in cached:
+            df.unpersist()
+        for key, value in previous.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _difference(expected, actual, ordered, rel_tol, abs_tol):
+    """None when the answers agree; else what differs, in words."""
+    if len(expected) != len(actual):
+        return f"{len(actual)} rows, the baseline {len(expected)}"
+    if not ordered:
+        expected, actual = sorted(expected, key=_key), sorted(actual, key=_key)
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        if not _same(e, a, rel_tol, abs_tol):
+            return f"row {i} is {a!r}, the baseline's {e!r}"
+    return None
+
+
+def _key(row):
+    """A sort key that puts rows equal within float tolerance next to each other."""
+    return tuple((v is None, f"{v:.9g}" if isinstance(v, float) else repr(v)) for v in row)
+
+
+def _same(e, a, rel_tol, abs_tol) -> bool:
+    if isinstance(e, float) and isinstance(a, float):
+        return (math.isnan(e) and math.isnan(a)) or math.isclose(e, a, rel_tol=rel_tol,
+                                                                 abs_tol=abs_tol)
+    if isinstance(e, (tuple, list)) and isinstance(a, (tuple, list)):
+        return len(e) == len(a) and all(_same(x, y, rel_tol, abs_tol) for x, y in zip(e, a))
+    return e == a

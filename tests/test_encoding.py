@@ -1,0 +1,61 @@
+"""planguard.testing.assert_encoding_invariant: one answer under every physical variant."""
+import pyarrow as pa
+import pytest
+from pyspark.sql import functions as F
+from pyspark.sql.window import Window
+
+import planguard.arrow
+from planguard.testing import assert_encoding_invariant
+
+
+@pytest.fixture
+def inputs(spark):
+    orders = spark.range(200).selectExpr(
+        "id", "cast(id % 7 as string) as status", "id * 1.1 as price",
+        "case when id % 5 = 0 then null else concat('c', id % 3) end as customer")
+    customers = spark.createDataFrame([("c0", "red"), ("c1", "blue"), ("c2", None)],
+                                      "customer string, colour string")
+    return {"orders": orders, "customers": customers}
+
+
+def test_joins_aggregates_and_windows_answer_the_same(spark, inputs):
+    def query(t):
+        joined = t["orders"].join(t["customers"], "customer", "left")
+        ranked = joined.withColumn("rank", F.rank().over(
+            Window.partitionBy("status").orderBy(F.desc("price"))))
+        return ranked.groupBy("status", "colour").agg(
+            F.sum("price").alias("total"), F.max("rank").alias("ranks"), F.count("*").alias("n"))
+
+    assert_encoding_invariant(spark, query, inputs)
+
+
+def test_ordered_results_compare_in_order(spark, inputs):
+    assert_encoding_invariant(
+        spark, lambda t: t["orders"].orderBy(F.desc("price")).limit(5).select("id", "price"),
+        inputs, ordered=True)
+
+
+def test_arrow_functions_answer_the_same_with_planguard_checks(spark, inputs):
+    planguard.arrow.install()
+    try:
+        def dictionary_strings(batches):
+            for batch in batches:
+                yield pa.RecordBatch.from_arrays(
+                    [batch.column(1).dictionary_encode(), batch.column(0)], ["status", "id"])
+
+        assert_encoding_invariant(
+            spark, lambda t: t["orders"].select("id", "status")
+            .mapInArrow(dictionary_strings, "status string, id long")
+            .groupBy("status").count(), inputs)
+    finally:
+        planguard.arrow.uninstall()
+
+
+def test_a_variant_that_changes_the_answer_is_named(spark, inputs):
+    def depends_on_codegen(t):
+        codegen = spark.conf.get("spark.sql.codegen.wholeStage")
+        return t["orders"].groupBy("status").count().withColumn("codegen", F.lit(codegen))
+
+    with pytest.raises(AssertionError, match="whole-stage codegen off: row 0"):
+        assert_encoding_invariant(spark, depends_on_codegen, inputs,
+                                  variants=["adaptive execution off", "whole-stage codegen off"])
