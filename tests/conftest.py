@@ -103,3 +103,9 @@ def conf(spark):
 def adaptive(conf, request):
     conf("spark.sql.adaptive.enabled", str(request.param).lower())
     return request.param
+
+
+def pytest_collection_modifyitems(items):
+    """test_builder.py configures builders with no session running (configure refuses one, by
+    design), so it runs before any test starts the session fixture; the rest keep their order."""
+    items.sort(key=lambda item: item.path.name != "test_builder.py")
