@@ -18,13 +18,7 @@ import planguard.report.{ViolationLog, ViolationRecord}
 object Guarded {
   private val log = LoggerFactory.getLogger("planguard")
 
-  val nanos = new java.util.concurrent.ConcurrentHashMap[String, java.lang.Long]()
   def apply(session: SparkSession, what: String)(checks: => Unit): Unit = {
-    val t0 = System.nanoTime()
-    try apply0(session, what)(checks) finally nanos.merge(what, System.nanoTime() - t0, (a: java.lang.Long, b: java.lang.Long) => java.lang.Long.valueOf(a + b))
-    nanos.merge(what + "#", 1L, (a: java.lang.Long, b: java.lang.Long) => java.lang.Long.valueOf(a + b))
-  }
-  def apply0(session: SparkSession, what: String)(checks: => Unit): Unit = {
     val conf = SQLConf.get
     if (PlanGuardConf.enabled(conf)) {
       try checks catch {
