@@ -1,4 +1,7 @@
-"""planguard.testing.assert_encoding_invariant: one answer under every physical variant."""
+"""planguard.testing.assert_encoding_invariant: one answer under every physical variant, for
+small queries of our own and for the whole query corpus."""
+import sys
+
 import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
@@ -6,6 +9,10 @@ from pyspark.sql.window import Window
 
 import planguard.arrow
 from planguard.testing import assert_encoding_invariant
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import corpus  # noqa: E402
 
 
 @pytest.fixture
@@ -59,3 +66,19 @@ def test_a_variant_that_changes_the_answer_is_named(spark, inputs):
     with pytest.raises(AssertionError, match="whole-stage codegen off: row 0"):
         assert_encoding_invariant(spark, depends_on_codegen, inputs,
                                   variants=["adaptive execution off", "whole-stage codegen off"])
+
+
+@pytest.mark.parametrize("bench", ["tpch", "tpcds"])
+def test_the_corpus_answers_the_same_under_every_variant(spark, bench):
+    """Every corpus query (benchmarks/corpus.py) of one benchmark, its tables written once per
+    variant: one answer under each."""
+    queries = {n: q["sql"] for n, q in corpus.queries().items() if q["bench"] == bench}
+    inputs = {path.stem: spark.read.parquet(str(path))
+              for path in sorted((corpus.CACHE / bench).glob("*.parquet"))}
+
+    def build(tables):
+        for name, df in tables.items():
+            df.createOrReplaceTempView(name)
+        return {name: spark.sql(sql) for name, sql in queries.items()}
+
+    assert_encoding_invariant(spark, build, inputs, rel_tol=1e-6)

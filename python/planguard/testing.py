@@ -28,18 +28,22 @@ def assert_encoding_invariant(spark, build_df, inputs=None, ordered=False, rel_t
     """Asserts that ``build_df`` answers the same under every variant.
 
     ``inputs``: name -> DataFrame, each written to Parquet (per variant's encoding) and read back;
-    ``build_df(tables)`` gets name -> the DataFrame read back and returns the query. Rows are
-    compared in order when ``ordered``, else as multisets; floats within ``rel_tol``/``abs_tol``.
+    ``build_df(tables)`` gets name -> the DataFrame read back and returns the query, or a dict
+    name -> query to check many queries over inputs written once per variant. Rows are compared
+    in order when ``ordered``, else as multisets; floats within ``rel_tol``/``abs_tol``.
     ``variants``: names from ``VARIANTS`` (default: all). Raises AssertionError naming each
-    variant whose answer differs from the baseline's, with a row that differs."""
+    variant (and query) whose answer differs from the baseline's, with a row that differs."""
     inputs = inputs or {}
     baseline = _answer(spark, build_df, inputs, *_BASELINE)
-    failures = []
+    failures = [f"baseline: {query}: {answer}" for query, answer in baseline.items()
+                if isinstance(answer, str)]
     for name in variants or VARIANTS:
         answer = _answer(spark, build_df, inputs, *VARIANTS[name])
-        difference = _difference(baseline, answer, ordered, rel_tol, abs_tol)
-        if difference:
-            failures.append(f"{name}: {difference}")
+        for query in baseline:
+            difference = _difference(baseline[query], answer[query], ordered, rel_tol, abs_tol)
+            if difference:
+                failures.append(f"{name}: {difference}" if query is None
+                                else f"{name}: {query}: {difference}")
     if failures:
         raise AssertionError("the answer depends on the physical encoding (seed 003):\n  "
                              + "\n  ".join(failures))
@@ -61,7 +65,9 @@ def _answer(spark, build_df, inputs, confs, write_options, cache):
                 tables[name] = tables[name].cache()
                 tables[name].count()
                 cached.append(tables[name])
-        return [tuple(row) for row in build_df(tables).collect()]
+        built = build_df(tables)
+        queries = built if isinstance(built, dict) else {None: built}
+        return {name: _rows(df) for name, df in queries.items()}
     finally:
         for df in cached:
             df.unpersist()
@@ -73,8 +79,20 @@ def _answer(spark, build_df, inputs, confs, write_options, cache):
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def _rows(df):
+    """The query's rows, or the error it raised (so that one query's failure hides no other)."""
+    try:
+        return [tuple(row) for row in df.collect()]
+    except Exception as e:  # compared with the baseline's answer, reported by the caller
+        return f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"
+
+
 def _difference(expected, actual, ordered, rel_tol, abs_tol):
     """None when the answers agree; else what differs, in words."""
+    if isinstance(expected, str):
+        return None  # reported once, as the baseline's failure
+    if isinstance(actual, str):
+        return f"failed: {actual}"
     if len(expected) != len(actual):
         return f"{len(actual)} rows, the baseline {len(expected)}"
     if not ordered:

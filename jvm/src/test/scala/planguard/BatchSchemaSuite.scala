@@ -129,6 +129,20 @@ class BatchSchemaSuite extends SparkSessions {
     }
   }
 
+  test("a dynamic-pruning subquery still reuses its join's broadcast (adaptive=false)") {
+    val spark = session(Seq(planguard), adaptive = false,
+      "spark.sql.autoBroadcastJoinThreshold" -> "10MB")
+    val dir = Files.createTempDirectory("planguard-dpp").toString
+    spark.range(100).selectExpr("id", "id % 10 as p").write.partitionBy("p").parquet(s"$dir/fact")
+    spark.range(10).selectExpr("id as p", "id % 2 as even").write.parquet(s"$dir/dim")
+    val fact = spark.read.parquet(s"$dir/fact")
+    val dim = spark.read.parquet(s"$dir/dim").where("even = 1")
+    val df = fact.join(dim, "p").groupBy("even").count()
+    val plan = df.queryExecution.executedPlan.toString
+    assert(plan.contains("dynamicpruning") && plan.contains("ReusedExchange"), plan)
+    assert(df.collect().map(_.toString).toSeq == Seq("[1,50]"))
+  }
+
   test("the sample size is validated") {
     val spark = session(Seq(planguard), adaptive = false,
       "spark.planguard.batchSchema.every" -> "0")

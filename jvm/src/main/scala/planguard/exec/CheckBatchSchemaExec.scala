@@ -40,6 +40,11 @@ final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
     case _ => super.executeCollect()
   }
 
+  // A check changes no result: a plan with it is the same as without it, so exchanges and
+  // subqueries are still reused (a dynamic-pruning subquery prepared on its own, and so checked,
+  // reuses its join's broadcast).
+  override protected def doCanonicalize(): SparkPlan = child.canonicalized
+
   override def simpleString(maxFields: Int): String =
     s"$nodeName (every ${sampler.every}, ${if (sampler.fail) "fail" else "warn"})"
 
