@@ -15,7 +15,7 @@ def wrap(text: str, chars: int, lines: int = 0) -> list:
     pieces = text.split(", ")
     wrapped = [pieces[0]]
     for piece in pieces[1:]:
-        if len(wrapped[-1]) + 2 + len(piece) <= chars:
+        if len(wrapped[-1]) + 2 + len(piece) < chars:  # room for the comma a break adds
             wrapped[-1] += ", " + piece
         else:
             wrapped[-1] += ","
