@@ -215,3 +215,13 @@ def test_explain_prints_the_stages_in_order(spark, adaptive, capsys):
     assert "ShuffleRead ◀ stage 1" in text
     with pytest.raises(ValueError, match="Unknown format"):
         planguard.explain(spark.range(1), format="png")
+
+
+def test_a_broken_plan_raises_its_violation(spark, conf):
+    """Reading the stages prepares the plan, so planguard's checks run first (mode fail)."""
+    conf("planguard.testing.SwapRootColumns", "true")
+    with pytest.raises(planguard.InvariantViolation) as caught:
+        planguard.stages(spark.range(5).selectExpr("id AS a", "id * 2 AS b"))
+    assert caught.value.invariant == "OPTIMIZER_SCHEMA"
+    with pytest.raises(planguard.InvariantViolation):
+        planguard.stages("SELECT id AS a, id * 2 AS b FROM range(5)", spark)

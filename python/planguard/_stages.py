@@ -8,6 +8,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional, Tuple, Union
 
+from py4j.protocol import Py4JJavaError
+from pyspark.errors.exceptions.captured import convert_exception
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
@@ -117,14 +119,16 @@ def stages(query: Union[DataFrame, str], spark: Optional[SparkSession] = None) -
 
 def graph(query: Union[DataFrame, str], spark: Optional[SparkSession] = None) -> StageGraph:
     """The stages and the notes on them (see :func:`stages`)."""
-    if isinstance(query, DataFrame):
-        session = query.sparkSession
-        text = session._jvm.planguard.stages.Stages.json(query._jdf)
-    else:
-        session = spark or SparkSession.getActiveSession()
-        if session is None:
-            raise ValueError("planguard.stages(sql) needs a SparkSession: pass spark=...")
-        text = session._jvm.planguard.stages.Stages.statementJson(session._jsparkSession, query)
+    session = query.sparkSession if isinstance(query, DataFrame) else spark or \
+        SparkSession.getActiveSession()
+    if session is None:
+        raise ValueError("planguard.stages(sql) needs a SparkSession: pass spark=...")
+    api = session._jvm.planguard.stages.Stages
+    try:
+        text = api.json(query._jdf) if isinstance(query, DataFrame) else \
+            api.statementJson(session._jsparkSession, query)
+    except Py4JJavaError as e:  # as PySpark raises it: InvariantViolation, AnalysisException...
+        raise convert_exception(e.java_exception) from None
     return from_json(json.loads(text))
 
 
