@@ -5,17 +5,25 @@ then checked before it produces a row or writes a file, and a broken contract ra
 :class:`InvariantViolation`.
 """
 from planguard._errors import BatchSchemaViolation, ConfigurationError, InvariantViolation
+from planguard._explain import explain
 from planguard._jar import jar_path
 from planguard._session import EXTENSION_CLASS, configure, installed, violations
+from planguard._stages import Input, Operator, Partitioning, Stage, stages
 
 __all__ = [
     "BatchSchemaViolation",
     "EXTENSION_CLASS",
     "ConfigurationError",
     "InvariantViolation",
+    "Input",
+    "Operator",
+    "Partitioning",
+    "Stage",
     "configure",
+    "explain",
     "installed",
     "jar_path",
+    "stages",
     "violations",
 ]
 __version__ = "0.1.0"

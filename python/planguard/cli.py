@@ -8,6 +8,13 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("demo", help="run queries in a local Spark session and catch a broken rule")
     commands.add_parser("jar", help="print the path of planguard's jar (for spark-submit --jars)")
+    from planguard import _sql_commands
+    _sql_commands.add_arguments(commands.add_parser(
+        "explain", help="print a SQL statement's stages (text, dot, svg or html), planned and "
+                        "not run"), check=False)
+    _sql_commands.add_arguments(commands.add_parser(
+        "check", help="plan SQL statements without running them and report every invariant: "
+                      "exit 0 clean, 1 violations, 2 usage or SQL errors"), check=True)
     args = parser.parse_args(argv)
     if args.command == "demo":
         from planguard import demo
@@ -16,7 +23,13 @@ def main(argv=None) -> int:
         from planguard import jar_path
         print(jar_path())
         return 0
-    return 2
+    try:
+        if args.command == "explain":
+            return _sql_commands.explain(args)
+        return _sql_commands.check(args)
+    except _sql_commands.UsageError as e:
+        print(f"planguard {args.command}: {e}", file=sys.stderr)
+        return _sql_commands.ERROR
 
 
 if __name__ == "__main__":

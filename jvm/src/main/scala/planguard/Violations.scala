@@ -1,5 +1,7 @@
 package planguard
 
+import scala.util.DynamicVariable
+
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.trees.TreeNode
 import org.apache.spark.sql.internal.SQLConf
@@ -13,6 +15,13 @@ import planguard.schema.SchemaDiff
 /** Turns a broken invariant into what its level asks for: an error, a warning, or nothing. */
 object Violations {
   private val log = LoggerFactory.getLogger("planguard")
+  private val recordingOnly = new DynamicVariable(false)
+
+  /**
+   * Runs `body` with every violation recorded at its level but none thrown or logged, so that all
+   * of a statement's checks run and report (`planguard check` plans statements this way).
+   */
+  def recordOnly[T](body: => T): T = recordingOnly.withValue(true)(body)
 
   /**
    * Runs one check at the invariant's level: not at all when the level is off; when the contract
@@ -38,6 +47,7 @@ object Violations {
       SchemaDiff.render(diff.expected), SchemaDiff.render(diff.actual), diff.differences,
       summary(plan), System.currentTimeMillis()))
     level match {
+      case _ if recordingOnly.value =>
       case Level.Fail => throw violation
       case Level.Warn => log.warn(violation.getMessage.replace('\n', ' '))
       case Level.Off =>

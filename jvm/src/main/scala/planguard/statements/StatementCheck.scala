@@ -1,0 +1,80 @@
+package planguard.statements
+
+import java.util.{Collections, IdentityHashMap}
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.internal.SQLConf
+
+import planguard.{Invariant, Violations}
+import planguard.conf.{Level, PlanGuardConf}
+import planguard.report.{ViolationLog, ViolationRecord}
+
+/**
+ * Every invariant's verdict on one SQL statement, planned and never run (PlannedStatement), for
+ * `planguard check`: `pass`, `fail` or `warn` (a violation, at the level the session's confs give
+ * it), `off` (switched off), or `not applicable` with the reason.
+ */
+final case class InvariantVerdict(
+    invariant: String,
+    status: String,
+    reason: String,
+    violations: Seq[ViolationRecord])
+
+object StatementCheck {
+
+  /**
+   * Plans `sql` with every violation recorded and none thrown, so that all checks run, and judges
+   * each invariant by the violations its planning recorded.
+   */
+  def apply(session: SparkSession, sql: String): (PlannedStatement, Seq[InvariantVerdict]) = {
+    val earlier = Collections.newSetFromMap(new IdentityHashMap[ViolationRecord, java.lang.Boolean])
+    ViolationLog.records(session).foreach(earlier.add)
+    val statement = Violations.recordOnly(PlannedStatement(session, sql))
+    val found = ViolationLog.records(session).filterNot(earlier.contains)
+    val conf = SQLConf.get
+    (statement, Invariant.all.map { invariant =>
+      val mine = found.filter(_.id == invariant.id)
+      val inapplicable = notApplicable(invariant, statement)
+      // The gravest level any case of the invariant runs at (NAMING's qualifier case: the mode).
+      val level = if (PlanGuardConf.enabled(conf)) {
+        PlanGuardConf.level(conf, invariant, Level.Fail)
+      } else Level.Off
+      if (inapplicable.nonEmpty) InvariantVerdict(invariant.id, "not applicable", inapplicable, Nil)
+      else if (level == Level.Off) InvariantVerdict(invariant.id, "off", "switched off", Nil)
+      else if (mine.exists(_.level == Level.Fail.name)) {
+        InvariantVerdict(invariant.id, "fail", "", mine)
+      } else if (mine.nonEmpty) InvariantVerdict(invariant.id, "warn", "", mine)
+      else InvariantVerdict(invariant.id, "pass", "", Nil)
+    })
+  }
+
+  private def notApplicable(invariant: Invariant, statement: PlannedStatement): String =
+    invariant match {
+      case Invariant.BatchSchema => "checks rows when the statement runs; check only plans it"
+      case Invariant.Naming if statement.kind != "write" => "not a write"
+      case Invariant.UniqueField | Invariant.Naming => ""
+      case _ if !statement.plannedAQuery => "a command that plans no query"
+      case _ => ""
+    }
+
+  /** The verdicts as JSON, with the statement's kind, for Python's `planguard check`. */
+  def json(session: SparkSession, sql: String): String = {
+    val (statement, verdicts) = apply(session, sql)
+    val mapper = new ObjectMapper()
+    val o = mapper.createObjectNode().put("kind", statement.kind)
+    val array = o.putArray("invariants")
+    verdicts.foreach { v =>
+      val n = array.addObject().put("invariant", v.invariant).put("status", v.status)
+        .put("reason", v.reason)
+      val violations = n.putArray("violations")
+      v.violations.foreach { r =>
+        val x = violations.addObject().put("level", r.level).put("phase", r.phase)
+          .put("rule", r.rule.orNull).put("expected", r.expected).put("actual", r.actual)
+        val differences = x.putArray("differences")
+        r.differences.foreach(d => differences.add(d))
+      }
+    }
+    mapper.writeValueAsString(o)
+  }
+}
