@@ -20,7 +20,9 @@ DELTA = "io.delta.sql.DeltaSparkSessionExtension"
 # Test-only rules from target/planguard-tests.jar (jvm/src/test/scala/planguard/testing).
 BROKEN = ["planguard.testing.SwapRootColumnsExtension",
           "planguard.testing.SwapRootJoinSidesExtension",
-          "planguard.testing.DropLastFieldExtension"]
+          "planguard.testing.DropLastFieldExtension",
+          "planguard.testing.RemoveFinalAggregateExchangeExtension",
+          "planguard.testing.RemoveFinalAggregateExchangeStagePrepExtension"]
 ORDER = os.environ.get("PLANGUARD_TEST_ORDER", "first")
 # Python workers (mapInArrow, pandas UDFs) must run this interpreter, which has planguard.
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -42,7 +44,8 @@ def base_builder() -> SparkSession.Builder:
             # The broken test rules stay off until a test switches one on.
             .config("planguard.testing.SwapRootColumns", "false")
             .config("planguard.testing.SwapRootJoinSides", "false")
-            .config("planguard.testing.DropLastFieldExec", "false"))
+            .config("planguard.testing.DropLastFieldExec", "false")
+            .config("planguard.testing.RemoveFinalAggregateExchange", "false"))
 
 
 @pytest.fixture(scope="session")

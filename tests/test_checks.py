@@ -10,6 +10,7 @@ import planguard
 
 SWAP_COLUMNS = "planguard.testing.SwapRootColumns"
 SWAP_JOIN_SIDES = "planguard.testing.SwapRootJoinSides"
+REMOVE_EXCHANGE = "planguard.testing.RemoveFinalAggregateExchange"
 
 
 def projected(spark):
@@ -73,6 +74,24 @@ def test_swapped_join_sides_are_legal(spark, adaptive, conf, warnings):
     right = spark.range(10).selectExpr("id AS x", "id * 3 AS y")
     assert len(left.join(right, F.col("a") == F.col("x")).collect()) == 10
     assert warnings() == []
+
+
+def test_removed_exchange_under_final_aggregate_fails(spark, adaptive, conf):
+    """A group once per partition without the check; DISTRIBUTION stops it with the check."""
+    conf(REMOVE_EXCHANGE, "true")
+
+    def groups():  # a new DataFrame each time: Spark caches a failed plan in its DataFrame
+        return spark.range(0, 100, 1, 2).selectExpr("id % 10 AS k").groupBy("k").count()
+
+    with pytest.raises(planguard.InvariantViolation) as caught:
+        groups().collect()
+    e = caught.value
+    assert e.invariant == "DISTRIBUTION"
+    assert e.rule.startswith("planguard.testing.RemoveFinalAggregateExchange (")
+    assert "(ClusteredDistribution)" in e.expected and "(2 partitions)" in e.actual
+    assert str(e).startswith("[PLANGUARD_DISTRIBUTION] Invariant DISTRIBUTION broken")
+    conf("spark.planguard.check.DISTRIBUTION", "off")
+    assert len(groups().collect()) == 20
 
 
 def test_invalid_conf_names_key_and_allowed_values(spark, conf):

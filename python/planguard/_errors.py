@@ -18,8 +18,10 @@ class InvariantViolation(captured.CapturedException):
     Attributes:
         invariant: the invariant id, e.g. ``"OPTIMIZER_SCHEMA"``.
         phase: where the check ran, e.g. ``"optimization"``.
-        expected: the schema the contract asks for (a ``StructType``).
-        actual: the schema the plan has (a ``StructType``).
+        expected: the schema the contract asks for (a ``StructType``); for a contract on
+            something else than a schema (DISTRIBUTION, a top-K's ordering), what it asks for
+            as text.
+        actual: the schema the plan has (a ``StructType``), or what the plan has as text.
         rule: the rule that broke the contract, or None where planguard cannot tell.
     """
 
@@ -28,8 +30,12 @@ class InvariantViolation(captured.CapturedException):
         self.invariant = origin.invariantId()
         self.phase = origin.phase()
         self.rule = origin.ruleName()
-        self.expected = StructType.fromJson(json.loads(origin.expectedJson()))
-        self.actual = StructType.fromJson(json.loads(origin.actualJson()))
+        self.expected = _schema_or_text(origin.expectedJson(), origin.expectedText())
+        self.actual = _schema_or_text(origin.actualJson(), origin.actualText())
+
+
+def _schema_or_text(schema_json, text):
+    return StructType.fromJson(json.loads(schema_json)) if schema_json is not None else text
 
 
 class BatchSchemaViolation(InvariantViolation):

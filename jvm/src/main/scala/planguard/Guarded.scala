@@ -7,6 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.internal.SQLConf
 import org.slf4j.LoggerFactory
 
+import planguard.checks.PreparationReplay
 import planguard.conf.PlanGuardConf
 import planguard.report.{ViolationLog, ViolationRecord}
 
@@ -20,7 +21,7 @@ object Guarded {
 
   def apply(session: SparkSession, what: String)(checks: => Unit): Unit = {
     val conf = SQLConf.get
-    if (PlanGuardConf.enabled(conf)) {
+    if (PlanGuardConf.enabled(conf) && !PreparationReplay.active) {
       try checks catch {
         case e: SparkThrowable with Throwable if e.getCondition.startsWith("PLANGUARD_") => throw e
         case NonFatal(e) if PlanGuardConf.failOnInternalError(conf) => throw e

@@ -31,7 +31,15 @@ object Invariant {
     override val defaultLevel: Level = Level.Warn
   }
 
-  val all: Seq[Invariant] =
-    Seq(UniqueField, OptimizerSchema, PlanningSchema, PhysicalSchema, BatchSchema, Naming)
+  /**
+   * Seed 001 §6 (planner guarantee 2): every operator's children are distributed and ordered as
+   * the operator requires, and children it reads together are co-partitioned.
+   */
+  case object Distribution extends Invariant("DISTRIBUTION", "seed 001 §6")
+  /** Seed 001 §5: each physical operator's output is the one its kind promises. */
+  case object OperatorContract extends Invariant("OPERATOR_CONTRACT", "seed 001 §5")
+
+  val all: Seq[Invariant] = Seq(UniqueField, OptimizerSchema, PlanningSchema, PhysicalSchema,
+    BatchSchema, Naming, Distribution, OperatorContract)
   val byId: Map[String, Invariant] = all.map(i => i.id -> i).toMap
 }

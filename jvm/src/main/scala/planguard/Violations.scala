@@ -10,7 +10,6 @@ import org.slf4j.LoggerFactory
 import planguard.conf.{Level, PlanGuardConf}
 import planguard.errors.InvariantViolation
 import planguard.report.{ViolationLog, ViolationRecord}
-import planguard.schema.SchemaDiff
 
 /** Turns a broken invariant into what its level asks for: an error, a warning, or nothing. */
 object Violations {
@@ -29,9 +28,9 @@ object Violations {
    * after a violation was found. `mildest` is the level the check runs at when only the mode is
    * set: the invariant's default level unless this case of it is graver.
    */
-  def check(session: SparkSession, invariant: Invariant, phase: String, plan: TreeNode[_],
-      mildest: Option[Level] = None)(
-      diff: => SchemaDiff)(rule: SchemaDiff => Option[String] = _ => None): Unit = {
+  def check[D <: Departure](session: SparkSession, invariant: Invariant, phase: String,
+      plan: TreeNode[_], mildest: Option[Level] = None)(
+      diff: => D)(rule: D => Option[String] = (_: D) => None): Unit = {
     val level = PlanGuardConf.level(SQLConf.get, invariant,
       mildest.getOrElse(invariant.defaultLevel))
     if (level != Level.Off) {
@@ -41,10 +40,10 @@ object Violations {
   }
 
   private def report(session: SparkSession, level: Level, invariant: Invariant, phase: String,
-      diff: SchemaDiff, rule: Option[String], plan: TreeNode[_]): Unit = {
-    val violation = new InvariantViolation(invariant, phase, diff.expected, diff.actual, diff, rule)
+      diff: Departure, rule: Option[String], plan: TreeNode[_]): Unit = {
+    val violation = new InvariantViolation(invariant, phase, diff, rule)
     ViolationLog.record(session, ViolationRecord(invariant.id, level.name, phase, rule,
-      SchemaDiff.render(diff.expected), SchemaDiff.render(diff.actual), diff.differences,
+      diff.expectedText, diff.actualText, diff.differences,
       summary(plan), System.currentTimeMillis()))
     level match {
       case _ if recordingOnly.value =>

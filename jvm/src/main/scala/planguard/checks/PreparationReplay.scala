@@ -17,13 +17,42 @@ import planguard.rules.{CheckAdaptivePlan, PlanGuardColumnarRule}
  */
 object PreparationReplay {
 
+  private val replaying = ThreadLocal.withInitial[java.lang.Boolean](() => false)
+
+  /**
+   * True while this thread replays: preparing subqueries runs planguard's own rules again, which
+   * must then neither check nor report.
+   */
+  def active: Boolean = replaying.get
+
   /** "RuleName (kind)" of the first rule after which `broken` holds, where replay finds it. */
   def firstBreakingRule(session: SparkSession, planned: SparkPlan)(
       broken: SparkPlan => Boolean): Option[String] =
+    steps(session, planned).collectFirst { case (plan, Some(rule)) if broken(plan) => rule }
+
+  /**
+   * "RuleName (kind)" of the last rule after which `broken` starts to hold: for a contract that
+   * preparation itself establishes (EnsureRequirements adds the exchanges and sorts that
+   * DISTRIBUTION asks for), the rule that broke it again.
+   */
+  def lastBreakingRule(session: SparkSession, planned: SparkPlan)(
+      broken: SparkPlan => Boolean): Option[String] =
+    steps(session, planned).map { case (plan, rule) => (broken(plan), rule) }
+      .sliding(2).foldLeft(Option.empty[String]) {
+        case (_, Seq((false, _), (true, rule))) => rule
+        case (culprit, _) => culprit
+      }
+
+  /** Each plan the replay passes through, with the rule that made it. */
+  private def steps(session: SparkSession, planned: SparkPlan)
+      : Iterator[(SparkPlan, Option[String])] =
     rules(session).scanLeft(planned -> Option.empty[String]) { case ((plan, _), (rule, kind)) =>
-      val next = try rule(plan) catch { case NonFatal(_) => plan }
+      val next = try {
+        replaying.set(true)
+        rule(plan)
+      } catch { case NonFatal(_) => plan } finally replaying.set(false)
       next -> Some(s"${rule.ruleName} ($kind)")
-    }.collectFirst { case (plan, Some(rule)) if broken(plan) => rule }
+    }
 
   /**
    * In the order Spark runs them: adaptive execution runs the query-stage rules where the

@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.types.StructType
 
-import planguard.{Invariant, Phase}
+import planguard.{Departure, Invariant, Phase}
 import planguard.schema.SchemaDiff
 
 /**
@@ -17,9 +17,7 @@ import planguard.schema.SchemaDiff
 final class InvariantViolation(
     val invariant: Invariant,
     val phase: String,
-    val expected: StructType,
-    val actual: StructType,
-    val diff: SchemaDiff,
+    val diff: Departure,
     val rule: Option[String])
   extends RuntimeException(
     PlanGuardErrors.message(InvariantViolation.condition(invariant),
@@ -31,25 +29,39 @@ final class InvariantViolation(
   override def getMessageParameters: java.util.Map[String, String] =
     InvariantViolation.parameters(invariant, phase, diff, rule).asJava
 
+  /** The schema the contract expects; null for a contract on something else (DISTRIBUTION). */
+  def expected: StructType = diff match {
+    case schemas: SchemaDiff => schemas.expected
+    case _ => null
+  }
+
+  /** The schema the plan has; null for a contract on something else (DISTRIBUTION). */
+  def actual: StructType = diff match {
+    case schemas: SchemaDiff => schemas.actual
+    case _ => null
+  }
+
   // For Python, which reads these through py4j.
   def invariantId: String = invariant.id
   def ruleName: String = rule.orNull
-  def expectedJson: String = expected.json
-  def actualJson: String = actual.json
+  def expectedJson: String = Option(expected).map(_.json).orNull
+  def actualJson: String = Option(actual).map(_.json).orNull
+  def expectedText: String = diff.expectedText
+  def actualText: String = diff.actualText
 }
 
 object InvariantViolation {
   def condition(invariant: Invariant): String = s"PLANGUARD_${invariant.id}"
 
-  private def parameters(invariant: Invariant, phase: String, diff: SchemaDiff,
+  private def parameters(invariant: Invariant, phase: String, diff: Departure,
       rule: Option[String]): Map[String, String] = Map(
     "phase" -> phase,
     "comparison" -> diff.comparison,
     // Analysis checks the query as written: no rule has run on it yet.
     "rule" -> rule.getOrElse(
       if (phase == Phase.Analysis) "none (the query as written)" else "unknown"),
-    "expected" -> SchemaDiff.render(diff.expected),
-    "actual" -> SchemaDiff.render(diff.actual),
+    "expected" -> diff.expectedText,
+    "actual" -> diff.actualText,
     "differences" -> diff.differences.mkString("; "),
     "advice" -> advice(invariant))
 
@@ -67,6 +79,19 @@ object InvariantViolation {
         "forbids: fix the operator named by Rule (or the extension that plans it), or leave it " +
         "out of the plan; to let queries run while you investigate, set " +
         "spark.planguard.check.BATCH_SCHEMA=warn."
+    case Invariant.Distribution =>
+      "the operator reads input that is not partitioned or sorted as it requires, and so " +
+        "returns wrong results without failing (a group once per partition, join rows that " +
+        "never meet). EnsureRequirements had put the exchanges and sorts it needs in place: fix " +
+        "the rule named by Rule, which removed or changed one, or leave its extension out of " +
+        "spark.sql.extensions (spark.sql.planChangeLog.level=WARN logs each rule's change). " +
+        "Setting spark.planguard.check.DISTRIBUTION=warn lets such queries return wrong results."
+    case Invariant.OperatorContract =>
+      "parents bind to an operator by the output it declares, so one that declares another " +
+        "output than its kind allows (seed 001 §5) makes them read the wrong columns, or skip " +
+        "null checks on columns that hold nulls: fix the operator or the rule named by Rule " +
+        "that built it, or leave it out of the plan; to let queries run while you investigate, " +
+        "set spark.planguard.check.OPERATOR_CONTRACT=warn."
     case _ =>
       s"a rule changed the query's result schema, which ${invariant.seedSection} forbids. " +
         "Find the rule (spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it " +

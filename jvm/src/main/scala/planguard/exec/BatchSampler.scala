@@ -48,8 +48,8 @@ final case class BatchSampler(schema: StructType, producer: String, fail: Boolea
   }
 
   private def report(diff: SchemaDiff): Unit = {
-    val violation = new InvariantViolation(Invariant.BatchSchema, Phase.Execution,
-      diff.expected, diff.actual, diff, Some(producer))
+    val violation =
+      new InvariantViolation(Invariant.BatchSchema, Phase.Execution, diff, Some(producer))
     if (fail) throw violation
     LoggerFactory.getLogger("planguard").warn(violation.getMessage.replace('\n', ' '))
   }

@@ -10,8 +10,9 @@ import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribut
 /**
  * Adaptive execution plans a query again after each stage: every re-planned physical plan must keep
  * the planned schema (PHYSICAL_SCHEMA) and every re-optimized logical plan the analyzed one
- * (OPTIMIZER_SCHEMA). Spark runs query-stage preparation rules on each whole re-planned plan.
- * Returns the plan unchanged.
+ * (OPTIMIZER_SCHEMA); every re-planned plan, a subquery's too, must give each operator its input
+ * as it requires (DISTRIBUTION) and keep each operator's contract (OPERATOR_CONTRACT). Spark runs
+ * query-stage preparation rules on each whole re-planned plan. Returns the plan unchanged.
  */
 final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan] {
 
@@ -33,6 +34,7 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
           PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
           PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
+      CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization)
     }
     plan
   }

@@ -13,7 +13,8 @@ import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribut
  * The contracts of a prepared physical plan, checked once Spark has prepared it — after planning,
  * EnsureRequirements, the other preparation rules and the columnar transitions — and before
  * anything executes. For the query whose plan it is: OPTIMIZER_SCHEMA and PLANNING_SCHEMA, once;
- * PHYSICAL_SCHEMA on the whole plan (with adaptive execution, also on its final stage). Returns
+ * PHYSICAL_SCHEMA on the whole plan (with adaptive execution, also on its final stage);
+ * DISTRIBUTION and OPERATOR_CONTRACT on every plan (subqueries' and adaptive stages' too). Returns
  * the plan with BATCH_SCHEMA's checks placed (PlaceBatchChecks), which execution runs; throwing
  * stops the query before any row is produced or any file written.
  */
@@ -38,6 +39,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
           PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
+      CheckPlanContracts(session, plan, Phase.Preparation)
       result = PlaceBatchChecks(plan, SQLConf.get)
     }
     result

@@ -53,6 +53,9 @@ object PlaceBatchChecks {
   /** A plan whose root produces a query's result: not a stage, not a command's own output. */
   private def isResult(plan: SparkPlan): Boolean = plan.output.nonEmpty && (plan match {
     case _: Exchange | _: AdaptiveSparkPlanExec | _: CheckBatchSchemaExec => false
+    // An adaptive broadcast subquery's final plan is its broadcast stage, which Spark's code
+    // expects unwrapped (dynamic partition pruning).
+    case _: QueryStageExec => false
     case _: ExecutedCommandExec | _: DataWritingCommandExec | _: V2CommandExec |
          _: CommandResultExec => false
     case _ => true

@@ -72,7 +72,7 @@ object PlannedQuery {
    * execution. Only one whose physical planning has finished is returned, so that reading its
    * plans never re-enters a planning phase still under way on this thread.
    */
-  private def owner(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = plan match {
+  def owner(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = plan match {
     // Inserted by its own query's preparation, which follows that query's physical planning.
     case adaptive: AdaptiveSparkPlanExec if !adaptive.isSubquery => Option(adaptive.context.qe)
     case _: AdaptiveSparkPlanExec => None

@@ -1,5 +1,6 @@
 package planguard.schema
 
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /**
@@ -22,6 +23,11 @@ object LogicalTypes {
   }
 
   def conforms(expected: StructField, actual: StructField): Boolean =
+    expected.name == actual.name && tightens(expected.nullable, actual.nullable) &&
+      expected.metadata == actual.metadata && conforms(expected.dataType, actual.dataType)
+
+  /** As for fields, on the attributes a plan declares: its schema without building one. */
+  def conforms(expected: Attribute, actual: Attribute): Boolean =
     expected.name == actual.name && tightens(expected.nullable, actual.nullable) &&
       expected.metadata == actual.metadata && conforms(expected.dataType, actual.dataType)
 

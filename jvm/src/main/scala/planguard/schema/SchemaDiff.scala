@@ -4,6 +4,8 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.types.{StructField, StructType}
 
+import planguard.Departure
+
 /**
  * The field-by-field difference between the schema a contract expects and the one a plan has.
  *
@@ -13,8 +15,9 @@ final case class SchemaDiff(
     expected: StructType,
     actual: StructType,
     comparison: String,
-    differences: Seq[String]) {
-  def isEmpty: Boolean = differences.isEmpty
+    differences: Seq[String]) extends Departure {
+  override def expectedText: String = SchemaDiff.render(expected)
+  override def actualText: String = SchemaDiff.render(actual)
 }
 
 object SchemaDiff {

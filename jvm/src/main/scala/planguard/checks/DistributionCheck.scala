@@ -1,0 +1,133 @@
+package planguard.checks
+
+import org.apache.spark.sql.catalyst.expressions.SortOrder
+import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, BroadcastDistribution,
+  ClusteredDistribution, Distribution, OrderedDistribution, Partitioning,
+  StatefulOpClusteredDistribution, UnspecifiedDistribution}
+import org.apache.spark.sql.execution.SparkPlan
+
+import planguard.{Departure, PlanDeparture}
+
+/**
+ * DISTRIBUTION (seed 001 §6, planner guarantee 2): every operator gets its input as it requires.
+ * Each child's partitioning satisfies the operator's required child distribution, each child's
+ * ordering its required child ordering, and the children it reads partition by partition (more
+ * than one clustered requirement: joins, cogroups) are co-partitioned — the same number of
+ * partitions, the same partitioning function, keys in corresponding positions, as Spark's
+ * ShuffleSpec decides. EnsureRequirements establishes all three; a rule that runs after it can
+ * break them, and the operator then returns wrong results without failing (a final aggregate over
+ * unshuffled input returns a group once per partition).
+ *
+ * Read-only, like DataFusion's SanityCheckPlan: the deepest broken requirement is reported, with
+ * the operator, the child, what is required and what the child has. Adaptive stages are leaves
+ * that report their exchange's partitioning; skew joins require no distribution of their split
+ * reads, and coalesced reads keep their hash partitioning with fewer partitions.
+ */
+object DistributionCheck {
+
+  def apply(plan: SparkPlan): Departure = deepest(plan)
+
+  private def deepest(plan: SparkPlan): Departure = {
+    val children = plan.children.iterator
+    while (children.hasNext) {
+      val found = deepest(children.next())
+      if (!found.isEmpty) return found
+    }
+    if (plan.children.isEmpty) PlanDeparture.None else requirements(plan)
+  }
+
+  private def requirements(op: SparkPlan): Departure = {
+    val children = op.children
+    val required = op.requiredChildDistribution.zip(op.requiredChildOrdering)
+    var clustered = 0
+    var i = 0
+    while (i < children.length && i < required.length) {
+      val (distribution, ordering) = required(i)
+      val child = children(i)
+      // Nothing is required of most children: their partitioning is then never computed.
+      if (distribution != UnspecifiedDistribution &&
+          !child.outputPartitioning.satisfies(distribution)) {
+        return unsatisfied(op, i, child, distribution)
+      }
+      if (ordering.nonEmpty && !SortOrder.orderingSatisfies(child.outputOrdering, ordering)) {
+        return unsorted(op, i, child, ordering)
+      }
+      if (distribution.isInstanceOf[ClusteredDistribution]) clustered += 1
+      i += 1
+    }
+    if (clustered > 1) coPartitioned(op, required.map(_._1)) else PlanDeparture.None
+  }
+
+  /** Children with a clustered requirement must be partitioned alike (Spark's ShuffleSpec). */
+  private def coPartitioned(op: SparkPlan, distributions: Seq[Distribution]): Departure = {
+    val clustered = op.children.zip(distributions).zipWithIndex.collect {
+      case ((child, d: ClusteredDistribution), i) =>
+        (i, child, child.outputPartitioning.createShuffleSpec(d))
+    }
+    val (first, firstChild, firstSpec) = clustered.head
+    clustered.tail.collectFirst {
+      case (i, child, spec) if !spec.isCompatibleWith(firstSpec) =>
+        val (p, q) = (child.outputPartitioning, firstChild.outputPartitioning)
+        val why =
+          if (p.numPartitions != q.numPartitions) {
+            s"child #$i has ${p.numPartitions} partitions, child #$first ${q.numPartitions}"
+          } else if (p.getClass != q.getClass) {
+            s"child #$i is partitioned by ${p.getClass.getSimpleName}, child #$first by " +
+              s"${q.getClass.getSimpleName}: rows with equal keys go to different partitions"
+          } else {
+            s"the partitioning keys of child #$i and child #$first are not in corresponding " +
+              "positions of the operator's keys: rows that match go to different partitions"
+          }
+        PlanDeparture(
+          "children read together partitioned alike: the same number of partitions, the same " +
+            "partitioning function, keys in corresponding positions",
+          clustered.map { case (j, c, _) => s"child #$j (${c.nodeName}) ${partitioning(c)}" }
+            .mkString("; "),
+          s"${OperatorString(op)}: its children are read partition by partition",
+          Seq(why))
+    }.getOrElse(PlanDeparture.None)
+  }
+
+  private def unsatisfied(op: SparkPlan, i: Int, child: SparkPlan,
+      distribution: Distribution): Departure = {
+    val actual = child.outputPartitioning
+    val count = distribution.requiredNumPartitions.filter(_ != actual.numPartitions)
+      .map(n => s" (${actual.numPartitions} partitions, $n required)").getOrElse("")
+    PlanDeparture(required(distribution), partitioning(child),
+      s"${OperatorString(op)}: the distribution it requires of child #$i (${child.nodeName})",
+      Seq(s"child #$i (${child.nodeName}) is partitioned as $actual, which does not satisfy " +
+        s"${distribution.getClass.getSimpleName.stripSuffix("$")}$count"))
+  }
+
+  private def unsorted(op: SparkPlan, i: Int, child: SparkPlan,
+      ordering: Seq[SortOrder]): Departure =
+    PlanDeparture(s"each partition sorted by ${ordering.map(_.sql).mkString(", ")}",
+      if (child.outputOrdering.isEmpty) "no ordering"
+      else s"each partition sorted by ${child.outputOrdering.map(_.sql).mkString(", ")}",
+      s"${OperatorString(op)}: the ordering it requires of child #$i (${child.nodeName})",
+      Seq(s"child #$i (${child.nodeName}) is not sorted as ${op.nodeName} requires: a sort " +
+        "below it is missing"))
+
+  private def required(d: Distribution): String = d match {
+    case AllTuples => "all rows in one partition (AllTuples)"
+    case c: ClusteredDistribution =>
+      val exact = if (c.requireAllClusterKeys) ", partitioned on exactly these keys" else ""
+      val count = c.requiredNumPartitions.map(n => s", $n partitions").getOrElse("")
+      s"rows with equal ${keys(c.clustering)} in one partition (ClusteredDistribution$exact$count)"
+    case s: StatefulOpClusteredDistribution =>
+      s"hash partitioning on ${keys(s.expressions)} into ${s._requiredNumPartitions} partitions " +
+        "(StatefulOpClusteredDistribution)"
+    case o: OrderedDistribution =>
+      s"rows range-partitioned by ${o.ordering.map(_.sql).mkString(", ")} (OrderedDistribution)"
+    case b: BroadcastDistribution => s"the rows broadcast (BroadcastDistribution, ${b.mode})"
+    case other => other.toString
+  }
+
+  private def keys(expressions: Seq[org.apache.spark.sql.catalyst.expressions.Expression]) =
+    expressions.mkString("[", ", ", "]")
+
+  private def partitioning(child: SparkPlan): String = {
+    val p: Partitioning = child.outputPartitioning
+    s"$p (${p.numPartitions} partitions)"
+  }
+}

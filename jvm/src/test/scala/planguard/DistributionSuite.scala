@@ -1,0 +1,120 @@
+package planguard
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.functions.col
+
+import planguard.errors.InvariantViolation
+import planguard.testing._
+
+/** DISTRIBUTION: each operator's input is distributed and ordered as it requires (seed 001 §6). */
+class DistributionSuite extends SparkSessions {
+
+  private val ColumnarRule = "columnar rule, before transitions"
+  private val StagePrepRule = "adaptive query-stage preparation rule"
+
+  /**
+   * Without adaptive execution the broken rule runs as a columnar rule, with it as a query-stage
+   * preparation rule; planguard listed first or last.
+   */
+  private def cases(columnar: Extension, stagePrep: Extension)
+      : Seq[(String, Boolean, Seq[Extension])] =
+    for {
+      adaptive <- adaptiveModes
+      broken = if (adaptive) stagePrep else columnar
+      (order, extensions) <- Seq("planguard first" -> Seq(planguard, broken),
+        "planguard last" -> Seq(broken, planguard))
+    } yield (order, adaptive, extensions)
+
+  /** A query-stage preparation rule listed before planguard's is caught at the re-planning. */
+  private def phase(order: String, adaptive: Boolean): String =
+    if (adaptive && order == "planguard last") Phase.AdaptiveReoptimization else Phase.Preparation
+
+  /** 100 rows in two partitions, ten keys: each key is in both partitions. */
+  private def groups(spark: SparkSession): DataFrame =
+    spark.range(0, 100, 1, 2).selectExpr("id % 10 AS k").groupBy("k").count()
+
+  private def join(spark: SparkSession): DataFrame = {
+    val left = spark.range(20).selectExpr("id AS k", "CAST(id AS INT) AS a")
+    val right = spark.range(20).selectExpr("id AS k2", "id * 2 AS b")
+    left.join(right, col("k") === col("k2")).select("a", "b")
+  }
+
+  for ((order, adaptive, extensions) <- cases(new RemoveFinalAggregateExchangeExtension,
+      new RemoveFinalAggregateExchangeStagePrepExtension)) {
+    test(s"a rule that removes the exchange under a final aggregate is caught " +
+      s"($order, adaptive=$adaptive)") {
+      val e = intercept[InvariantViolation](groups(session(extensions, adaptive)).collect())
+      assert(e.invariantId == "DISTRIBUTION")
+      assert(e.phase == phase(order, adaptive))
+      assert(e.ruleName == "planguard.testing.RemoveFinalAggregateExchange " +
+        s"(${if (adaptive) StagePrepRule else ColumnarRule})")
+      assert(e.expectedText.contains("(ClusteredDistribution)"), e.getMessage)
+      assert(e.actualText.contains("(2 partitions)"), e.getMessage)
+      assert(e.getMessage.startsWith("[PLANGUARD_DISTRIBUTION] Invariant DISTRIBUTION broken"))
+      assert(e.getMessage.contains("HashAggregate(keys=[k#"))
+      assert(e.expected == null && e.actual == null)
+    }
+  }
+
+  for (adaptive <- adaptiveModes) {
+    test(s"without the check, the same rule makes Spark return a group once per partition " +
+      s"(adaptive=$adaptive)") {
+      val broken = if (adaptive) new RemoveFinalAggregateExchangeStagePrepExtension
+        else new RemoveFinalAggregateExchangeExtension
+      val spark = session(Seq(planguard, broken), adaptive,
+        "spark.planguard.check.DISTRIBUTION" -> "off")
+      val rows = groups(spark).collect()
+      assert(rows.length == 20 && rows.map(_.getLong(0)).distinct.length == 10)
+      spark.conf.set("planguard.testing.RemoveFinalAggregateExchange", "false")
+      assert(groups(spark).collect().length == 10)
+    }
+  }
+
+  for ((order, extensions) <- Seq(
+      "planguard first" -> Seq(planguard, new MismatchJoinPartitionsExtension),
+      "planguard last" -> Seq(new MismatchJoinPartitionsExtension, planguard))) {
+    test(s"mismatched partition counts on a shuffled join's sides are caught ($order)") {
+      val e = intercept[InvariantViolation](join(session(extensions, adaptive = false)).collect())
+      assert(e.invariantId == "DISTRIBUTION" && e.phase == Phase.Preparation)
+      assert(e.ruleName == s"planguard.testing.MismatchJoinPartitions ($ColumnarRule)")
+      assert(e.diff.differences == Seq("child #1 has 5 partitions, child #0 4"))
+      assert(e.actualText.contains("hashpartitioning(k2#"), e.getMessage)
+    }
+  }
+
+  for ((order, extensions) <- Seq(
+      "planguard first" -> Seq(planguard, new CoalesceJoinRightSideExtension),
+      "planguard last" -> Seq(new CoalesceJoinRightSideExtension, planguard))) {
+    test(s"an adaptive stage read coalescing one join side alone is caught ($order)") {
+      val spark = session(extensions, adaptive = true,
+        "spark.sql.adaptive.coalescePartitions.enabled" -> "false")
+      val e = intercept[InvariantViolation](join(spark).collect())
+      assert(e.invariantId == "DISTRIBUTION" && e.phase == Phase.Preparation)
+      assert(e.diff.differences == Seq("child #1 has 2 partitions, child #0 4"))
+      // A stage's optimizer rules run on materialized stages, which replay does not rebuild.
+      assert(e.rule.isEmpty && e.getMessage.contains("Rule: unknown."))
+    }
+  }
+
+  for ((order, adaptive, extensions) <- cases(new RemoveMergeJoinSortExtension,
+      new RemoveMergeJoinSortStagePrepExtension)) {
+    test(s"a rule that removes the sort under a sort-merge join is caught " +
+      s"($order, adaptive=$adaptive)") {
+      val e = intercept[InvariantViolation](join(session(extensions, adaptive)).collect())
+      assert(e.invariantId == "DISTRIBUTION")
+      assert(e.phase == phase(order, adaptive))
+      assert(e.ruleName == "planguard.testing.RemoveMergeJoinSort " +
+        s"(${if (adaptive) StagePrepRule else ColumnarRule})")
+      assert(e.expectedText == "each partition sorted by k ASC NULLS FIRST", e.getMessage)
+      assert(e.actualText == "no ordering")
+      assert(e.getMessage.contains("the ordering it requires of child #0"))
+    }
+  }
+
+  test("warn mode logs the broken requirement and runs the query") {
+    val spark = session(Seq(planguard, new RemoveMergeJoinSortExtension), adaptive = false,
+      "spark.planguard.check.DISTRIBUTION" -> "warn")
+    val logged = warningsDuring(join(spark).collect())
+    assert(logged.count(_.contains("[PLANGUARD_DISTRIBUTION]")) == 1, logged)
+  }
+}

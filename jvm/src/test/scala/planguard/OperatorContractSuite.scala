@@ -1,0 +1,111 @@
+package planguard
+
+import java.nio.file.Files
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.functions.{col, sum}
+
+import planguard.errors.InvariantViolation
+import planguard.testing._
+
+/** OPERATOR_CONTRACT: each physical operator's output is the one its kind promises (seed 001 §5). */
+class OperatorContractSuite extends SparkSessions {
+
+  private def cases(columnar: Extension, stagePrep: Extension)
+      : Seq[(String, Boolean, Seq[Extension])] =
+    for {
+      adaptive <- adaptiveModes
+      broken = if (adaptive) stagePrep else columnar
+      (order, extensions) <- Seq("planguard first" -> Seq(planguard, broken),
+        "planguard last" -> Seq(broken, planguard))
+    } yield (order, adaptive, extensions)
+
+  private def kind(adaptive: Boolean): String =
+    if (adaptive) "adaptive query-stage preparation rule" else "columnar rule, before transitions"
+
+  private def phase(order: String, adaptive: Boolean): String =
+    if (adaptive && order == "planguard last") Phase.AdaptiveReoptimization else Phase.Preparation
+
+  /** A filter over a parquet scan of two columns, under an aggregate (an exchange). */
+  private def filtered(spark: SparkSession): DataFrame = {
+    val path = Files.createTempDirectory("planguard-contract").resolve("t").toString
+    spark.range(20).selectExpr("id", "id * 2 AS b").write.parquet(path)
+    spark.read.parquet(path).filter("b > 4").groupBy("id").agg(sum("b").as("s"))
+  }
+
+  private def outerJoin(spark: SparkSession): DataFrame = {
+    val left = spark.range(20).selectExpr("id AS k", "CAST(id AS INT) AS a")
+    val right = spark.range(10).selectExpr("id AS k2", "id * 2 AS b")
+    left.join(right, col("k") === col("k2"), "left_outer").select("a", "b")
+  }
+
+  private def topK(spark: SparkSession): DataFrame =
+    spark.range(0, 100, 1, 2).selectExpr("id % 10 AS k").groupBy("k").count()
+      .orderBy(col("k").desc).limit(3)
+
+  private def violation(extensions: Seq[Extension], adaptive: Boolean)(
+      query: SparkSession => DataFrame): InvariantViolation = {
+    val e = intercept[InvariantViolation](query(session(extensions, adaptive)).collect())
+    assert(e.invariantId == "OPERATOR_CONTRACT", e.getMessage)
+    assert(e.getMessage.startsWith("[PLANGUARD_OPERATOR_CONTRACT] Invariant OPERATOR_CONTRACT"))
+    e
+  }
+
+  for ((order, adaptive, extensions) <- cases(new ReverseFilterOutputExtension,
+      new ReverseFilterOutputStagePrepExtension)) {
+    test(s"a filter whose output is not its child's is caught ($order, adaptive=$adaptive)") {
+      val e = violation(extensions, adaptive)(filtered)
+      assert(e.phase == phase(order, adaptive))
+      assert(e.ruleName == s"planguard.testing.ReverseFilterOutput (${kind(adaptive)})")
+      assert(e.expected.fieldNames.toSeq == Seq("id", "b"))
+      assert(e.actual.fieldNames.toSeq == Seq("b", "id"))
+      assert(e.getMessage.contains("Filter keeps its child's schema"))
+    }
+  }
+
+  for ((order, adaptive, extensions) <- cases(new NotNullOuterJoinExtension,
+      new NotNullOuterJoinStagePrepExtension)) {
+    test(s"an outer join declaring its padded side NOT NULL is caught " +
+      s"($order, adaptive=$adaptive)") {
+      val e = violation(extensions, adaptive)(outerJoin)
+      assert(e.phase == phase(order, adaptive))
+      assert(e.ruleName == s"planguard.testing.NotNullOuterJoin (${kind(adaptive)})")
+      assert(e.diff.differences == Seq(
+        "#2 k2: NOT NULL, but a LeftOuter join pads it with nulls",
+        "#3 b: NOT NULL, but a LeftOuter join pads it with nulls"), e.getMessage)
+    }
+  }
+
+  for ((order, adaptive, extensions) <- cases(new UnorderedTopKExtension,
+      new UnorderedTopKStagePrepExtension)) {
+    test(s"a top-K without a sort order is caught ($order, adaptive=$adaptive)") {
+      val e = violation(extensions, adaptive)(topK)
+      assert(e.phase == phase(order, adaptive))
+      assert(e.ruleName == s"planguard.testing.UnorderedTopK (${kind(adaptive)})")
+      assert(e.actualText == "no sort order" && e.expected == null)
+    }
+  }
+
+  for (adaptive <- adaptiveModes; (order, extensions) <- Seq(
+      "planguard first" -> Seq(planguard, new WriteReturningRowsExtension),
+      "planguard last" -> Seq(new WriteReturningRowsExtension, planguard))) {
+    test(s"a write that returns rows is caught before it writes ($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      val target = Files.createTempDirectory("planguard-write").resolve("out")
+      val e = intercept[InvariantViolation](
+        spark.range(10).selectExpr("id", "id % 3 AS m").write.parquet(target.toString))
+      assert(e.invariantId == "OPERATOR_CONTRACT" && e.phase == Phase.Preparation)
+      assert(e.ruleName ==
+        "planguard.testing.WriteReturningRows (columnar rule, before transitions)")
+      assert(e.expected.isEmpty && e.actual.fieldNames.toSeq == Seq("num_rows"))
+      assert(!Files.exists(target))
+    }
+  }
+
+  test("with the check off, a top-K without a sort order returns arbitrary rows") {
+    val spark = session(Seq(planguard, new UnorderedTopKExtension), adaptive = false,
+      "spark.planguard.check.OPERATOR_CONTRACT" -> "off")
+    val rows = spark.range(0, 100, 1, 2).orderBy(col("id").desc).limit(3).collect()
+    assert(rows.toSeq != Seq(99L, 98L, 97L))
+  }
+}
