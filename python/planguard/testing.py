@@ -38,6 +38,8 @@ def assert_encoding_invariant(spark, build_df, inputs=None, ordered=False, rel_t
     failures = [f"baseline: {query}: {answer}" for query, answer in baseline.items()
                 if isinstance(answer, str)]
     for name in variants or VARIANTS:
+        if _is_baseline(spark, *VARIANTS[name]):
+            continue  # the session already runs the baseline this way
         answer = _answer(spark, build_df, inputs, *VARIANTS[name])
         for query in baseline:
             difference = _difference(baseline[query], answer[query], ordered, rel_tol, abs_tol)
@@ -47,6 +49,11 @@ def assert_encoding_invariant(spark, build_df, inputs=None, ordered=False, rel_t
     if failures:
         raise AssertionError("the answer depends on the physical encoding (seed 003):\n  "
                              + "\n  ".join(failures))
+
+
+def _is_baseline(spark, confs, write_options, cache) -> bool:
+    return (not cache and not write_options
+            and all(spark.conf.get(k, None) == v for k, v in confs.items()))
 
 
 def _answer(spark, build_df, inputs, confs, write_options, cache):
