@@ -1,0 +1,114 @@
+package planguard.planner
+
+import org.apache.spark.sql.catalyst.expressions.SortOrder
+import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution, Distribution, KeyGroupedPartitioning, Partitioning, PartitioningCollection, ShuffleSpec, SinglePartition}
+import org.apache.spark.sql.execution.{SortExec, SparkPlan}
+import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange, ShuffleExchangeExec, ShuffleExchangeLike}
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * The exchanges an operator planguard plans needs below it, from the operator's own
+ * `requiredChildDistribution`: none where a child already satisfies it; a broadcast exchange for
+ * a broadcast distribution; otherwise a shuffle on the distribution's keys (one partition for a
+ * global aggregate). Co-partitioned children (a shuffled join's two sides) end up with compatible
+ * partitionings: same key order, same partition count. Where an input is freshly shuffled, the
+ * local sort the operator needs goes right above the exchange, which destroys any order.
+ *
+ * The choices are the ones EnsureRequirements makes, so that it has nothing left to add; the
+ * cases where it would rewrite a child in place (a user's repartition or a storage-partitioned
+ * scan under a join) are left to it.
+ */
+object Exchanges {
+
+  def below(operator: SparkPlan, partitions: Int): SparkPlan = {
+    val required = operator.requiredChildDistribution
+    val orderings = operator.requiredChildOrdering
+    val coPartitioning = required.count(_.isInstanceOf[ClusteredDistribution]) > 1
+    val children = if (coPartitioning) {
+      // Exchanges right below the operator (no sort between: a shuffled hash join) must have at
+      // least spark.sql.shuffle.partitions, or EnsureRequirements shuffles both sides again with
+      // its own count (its minimum parallelism); above sorts, it keeps theirs.
+      val conf = SQLConf.get
+      val count = if (orderings.forall(_.isEmpty) && partitions < conf.defaultNumShufflePartitions) {
+        conf.numShufflePartitions
+      } else partitions
+      coPartitioned(operator.children, required.map(_.asInstanceOf[ClusteredDistribution]), count)
+    } else {
+      operator.children.zip(required).map { case (child, d) => distributed(child, d, partitions) }
+    }
+    // A join that keeps one side's partitioning is left to EnsureRequirements to sort: it first
+    // aligns the join keys with that partitioning, which changes the order the join needs.
+    val keptOne = coPartitioning && !children.forall(PlannerOrigin.isPlanners)
+    operator.withNewChildren(children.zip(orderings).map {
+      case (child, ordering) if PlannerOrigin.isPlanners(child) && !keptOne =>
+        sorted(child, ordering)
+      case (child, _) => child
+    })
+  }
+
+  private def distributed(child: SparkPlan, required: Distribution, partitions: Int): SparkPlan =
+    if (child.outputPartitioning.satisfies(required)) child
+    else required match {
+      case BroadcastDistribution(mode) => exchange(BroadcastExchangeExec(mode, child), child)
+      case d => shuffled(d.createPartitioning(d.requiredNumPartitions.getOrElse(partitions)), child)
+    }
+
+  /**
+   * A child that satisfies its distribution keeps its partitioning when the other child's is
+   * compatible with it, or can be made so: the other child is shuffled to match the kept one with
+   * the most partitions. Otherwise both are shuffled on their join keys, in the same order, into
+   * the same number of partitions.
+   */
+  private def coPartitioned(children: Seq[SparkPlan], required: Seq[ClusteredDistribution],
+      partitions: Int): Seq[SparkPlan] = {
+    if (children.exists(rewrittenByEnsureRequirements)) return children
+    val specs: Seq[Option[ShuffleSpec]] = children.zip(required).map { case (child, d) =>
+      Option.when(child.outputPartitioning.satisfies(d))(child.outputPartitioning.createShuffleSpec(d))
+    }
+    if (specs.forall(_.isDefined) && agree(children, specs.flatten)) return children
+    val kept = specs.zipWithIndex.collect { case (Some(s), i) if s.canCreatePartitioning => (s, i) }
+      .maxByOption(_._1.numPartitions)
+    children.indices.map { i =>
+      kept match {
+        case Some((spec, _)) if specs(i).exists(spec.isCompatibleWith) => children(i)
+        case Some((spec, _)) => shuffled(spec.createPartitioning(required(i).clustering), children(i))
+        case None => shuffled(required(i).createPartitioning(partitions), children(i))
+      }
+    }
+  }
+
+  /** Children that satisfy their distributions and agree: nothing to shuffle. */
+  private def agree(children: Seq[SparkPlan], specs: Seq[ShuffleSpec]): Boolean =
+    if (children.forall(_.outputPartitioning == SinglePartition)) {
+      // EnsureRequirements keeps single partitions on both sides only while they are small.
+      children.forall(_.logicalLink.forall(
+        _.stats.sizeInBytes <= SQLConf.get.getConf(SQLConf.MAX_SINGLE_PARTITION_BYTES)))
+    } else specs.forall(specs.head.isCompatibleWith)
+
+  private def rewrittenByEnsureRequirements(child: SparkPlan): Boolean =
+    child.isInstanceOf[ShuffleExchangeLike] || keyGrouped(child.outputPartitioning)
+
+  private def keyGrouped(partitioning: Partitioning): Boolean = partitioning match {
+    case _: KeyGroupedPartitioning => true
+    case PartitioningCollection(ps) => ps.exists(keyGrouped)
+    case _ => false
+  }
+
+  private def shuffled(partitioning: Partitioning, child: SparkPlan): SparkPlan =
+    exchange(ShuffleExchangeExec(partitioning, child), child)
+
+  /**
+   * The exchange takes the logical link of the plan it reads, as adaptive execution finds it for
+   * an exchange EnsureRequirements adds: a stage must stand for its input's logical plan, not for
+   * the join above it. An input planned in this same step (a partial aggregate) has no link yet:
+   * the exchange inherits the operator's, as the stage over EnsureRequirements' exchange would.
+   */
+  private def exchange(exchange: Exchange, child: SparkPlan): SparkPlan = {
+    child.logicalLink.foreach(exchange.setLogicalLink)
+    PlannerOrigin.mark(exchange)
+  }
+
+  private def sorted(child: SparkPlan, ordering: Seq[SortOrder]): SparkPlan =
+    if (SortOrder.orderingSatisfies(child.outputOrdering, ordering)) child
+    else SortExec(ordering, global = false, child)
+}
