@@ -167,6 +167,20 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
       assert(ofPlanner(plan).map(_.getClass) == Seq(classOf[BroadcastExchangeExec]))
     }
 
+    test(s"a broadcast build side whose redundant project preparation removes: one broadcast " +
+      s"(adaptive=$adaptive)") {
+      val spark = plannerSession(adaptive, "spark.sql.autoBroadcastJoinThreshold" -> "10MB")
+      val dir = java.nio.file.Files.createTempDirectory("planguard-planner").toString
+      spark.range(0, 100).selectExpr("id AS pk", "cast(id AS string) AS p", "id * 2.5 AS extra")
+        .write.mode("overwrite").parquet(dir)
+      spark.read.parquet(dir).createOrReplaceTempView("part")
+      // Spark plans Project(Filter(isnotnull(pk))) on the build side; preparation drops the project,
+      // which makes pk not nullable in the broadcast's mode.
+      val plan = planned(spark,
+        "SELECT /*+ BROADCAST(part) */ a.k, p FROM t1 a JOIN part ON a.k = part.pk")
+      assert(ofPlanner(plan).map(_.getClass) == Seq(classOf[BroadcastExchangeExec]))
+    }
+
     test(s"a join then a group by on the same key: no exchange between them " +
       s"(adaptive=$adaptive)") {
       val spark = plannerSession(adaptive)

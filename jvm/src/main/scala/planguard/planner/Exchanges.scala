@@ -2,7 +2,7 @@ package planguard.planner
 
 import org.apache.spark.sql.catalyst.expressions.SortOrder
 import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution, Distribution, KeyGroupedPartitioning, Partitioning, PartitioningCollection, ShuffleSpec, SinglePartition}
-import org.apache.spark.sql.execution.{SortExec, SparkPlan}
+import org.apache.spark.sql.execution.{RemoveRedundantProjects, SortExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange, ShuffleExchangeExec, ShuffleExchangeLike}
 import org.apache.spark.sql.internal.SQLConf
 
@@ -20,7 +20,8 @@ import org.apache.spark.sql.internal.SQLConf
  */
 object Exchanges {
 
-  def below(operator: SparkPlan, partitions: Int): SparkPlan = {
+  def below(planned: SparkPlan, partitions: Int): SparkPlan = {
+    val operator = withBuildSidesAsPrepared(planned)
     val required = operator.requiredChildDistribution
     val orderings = operator.requiredChildOrdering
     val coPartitioning = required.count(_.isInstanceOf[ClusteredDistribution]) > 1
@@ -45,6 +46,19 @@ object Exchanges {
       case (child, _) => child
     })
   }
+
+  /**
+   * A broadcast's mode is bound to the build side's output, nullability included, and Spark
+   * removes redundant projects (which tightens it) before EnsureRequirements derives the mode: a
+   * broadcast exchange built on the build side as planned would not satisfy the join once
+   * prepared, and EnsureRequirements would broadcast the broadcast. So the build side gets the
+   * same removal first (a later pass finds nothing more to remove there).
+   */
+  private def withBuildSidesAsPrepared(operator: SparkPlan): SparkPlan =
+    operator.withNewChildren(operator.children.zip(operator.requiredChildDistribution).map {
+      case (child, _: BroadcastDistribution) => RemoveRedundantProjects(child)
+      case (child, _) => child
+    })
 
   private def distributed(child: SparkPlan, required: Distribution, partitions: Int): SparkPlan =
     if (child.outputPartitioning.satisfies(required)) child
