@@ -191,6 +191,12 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
       val grouped = planned(spark, "SELECT g.k, c, w FROM (SELECT k, count(*) AS c FROM t1 " +
         "GROUP BY k) g JOIN t2 b ON g.k = b.k")
       assert(shuffles(grouped).size == 2)
+      // Two group bys on k, joined on k and another key: their partitionings are compatible but
+      // cover only some of the join keys; EnsureRequirements reshuffles both (with
+      // spark.sql.requireAllClusterKeysForCoPartition), so the planner does.
+      val partial = planned(spark, "SELECT a.k, s FROM (SELECT k, sum(v) AS s FROM t1 GROUP BY k) a " +
+        "JOIN (SELECT k, max(w) AS m FROM t2 GROUP BY k) b ON a.k = b.k AND a.s = b.m")
+      assert(shuffles(partial).size == 4)
     }
 
     test(s"PLANGUARD_PARTITIONS sets the partition count of the query's exchanges " +

@@ -68,10 +68,13 @@ object Exchanges {
     }
 
   /**
-   * A child that satisfies its distribution keeps its partitioning when the other child's is
-   * compatible with it, or can be made so: the other child is shuffled to match the kept one with
-   * the most partitions. Otherwise both are shuffled on their join keys, in the same order, into
-   * the same number of partitions.
+   * A child that satisfies its distribution keeps its partitioning if the others' are compatible
+   * with it or can be made so: they are shuffled to match it. Of several, the one with the most
+   * partitions is kept; a partitioning that cannot be recreated on the other side's keys (it
+   * covers only some of the keys: spark.sql.requireAllClusterKeysForCoPartition) is not kept,
+   * even where the sides happen to be compatible. Otherwise every side is shuffled on its join
+   * keys, in the same order, into the same number of partitions. Single partitions on every side
+   * are kept while they are small (spark.sql.maxSinglePartitionBytes).
    */
   private def coPartitioned(children: Seq[SparkPlan], required: Seq[ClusteredDistribution],
       partitions: Int): Seq[SparkPlan] = {
@@ -79,25 +82,21 @@ object Exchanges {
     val specs: Seq[Option[ShuffleSpec]] = children.zip(required).map { case (child, d) =>
       Option.when(child.outputPartitioning.satisfies(d))(child.outputPartitioning.createShuffleSpec(d))
     }
-    if (specs.forall(_.isDefined) && agree(children, specs.flatten)) return children
-    val kept = specs.zipWithIndex.collect { case (Some(s), i) if s.canCreatePartitioning => (s, i) }
-      .maxByOption(_._1.numPartitions)
+    if (children.forall(_.outputPartitioning == SinglePartition) && children.forall(small)) {
+      return children
+    }
+    val kept = specs.flatten.filter(_.canCreatePartitioning).maxByOption(_.numPartitions)
     children.indices.map { i =>
       kept match {
-        case Some((spec, _)) if specs(i).exists(spec.isCompatibleWith) => children(i)
-        case Some((spec, _)) => shuffled(spec.createPartitioning(required(i).clustering), children(i))
+        case Some(spec) if specs(i).exists(spec.isCompatibleWith) => children(i)
+        case Some(spec) => shuffled(spec.createPartitioning(required(i).clustering), children(i))
         case None => shuffled(required(i).createPartitioning(partitions), children(i))
       }
     }
   }
 
-  /** Children that satisfy their distributions and agree: nothing to shuffle. */
-  private def agree(children: Seq[SparkPlan], specs: Seq[ShuffleSpec]): Boolean =
-    if (children.forall(_.outputPartitioning == SinglePartition)) {
-      // EnsureRequirements keeps single partitions on both sides only while they are small.
-      children.forall(_.logicalLink.forall(
-        _.stats.sizeInBytes <= SQLConf.get.getConf(SQLConf.MAX_SINGLE_PARTITION_BYTES)))
-    } else specs.forall(specs.head.isCompatibleWith)
+  private def small(child: SparkPlan): Boolean = child.logicalLink.forall(
+    _.stats.sizeInBytes <= SQLConf.get.getConf(SQLConf.MAX_SINGLE_PARTITION_BYTES))
 
   private def rewrittenByEnsureRequirements(child: SparkPlan): Boolean =
     child.isInstanceOf[ShuffleExchangeLike] || keyGrouped(child.outputPartitioning)

@@ -1,7 +1,9 @@
 package planguard.testing
 
-import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
-import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, AdaptiveSparkPlanHelper}
+import org.apache.spark.sql.execution.{InputAdapter, QueryExecution, SortExec, SparkPlan, WholeStageCodegenExec}
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, AdaptiveSparkPlanHelper, AQEShuffleReadExec, QueryStageExec}
+import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec, SortMergeJoinExec}
 import org.apache.spark.sql.execution.exchange.{Exchange, ReusedExchangeExec}
 
 import planguard.planner.PlannerOrigin
@@ -18,15 +20,28 @@ object PlannerExchanges extends AdaptiveSparkPlanHelper {
   /** How many exchanges the plan that ran has without planguard's tag. */
   def untagged(qe: QueryExecution): Int = of(executed(qe)).count(!PlannerOrigin.isPlanners(_))
 
-  /** The untagged exchanges of the plan that ran, with the operator that reads each. */
-  def describeUntagged(qe: QueryExecution): String = {
-    val plan = executed(qe)
-    of(plan).filterNot(PlannerOrigin.isPlanners).map { e =>
-      val reader = collect(plan) { case p if p.children.exists(c => c.eq(e) ||
-        c.collectFirst { case s: org.apache.spark.sql.execution.adaptive.QueryStageExec
-          if s.plan.eq(e) => s }.isDefined) => p.nodeName }.headOption
-      s"${e.nodeName}(${e.outputPartitioning.getClass.getSimpleName}) under ${reader.getOrElse("?")}"
-    }.mkString("; ")
+  /**
+   * The exchanges without planguard's tag right below an operator planguard plans (aggregates,
+   * hash and sort-merge joins), through codegen wrappers, local sorts and stage reads: those
+   * EnsureRequirements added where the planner should have.
+   */
+  def missedByPlanner(qe: QueryExecution): Seq[String] = {
+    def input(plan: SparkPlan): Option[SparkPlan] = plan match {
+      case e @ (_: Exchange | _: ReusedExchangeExec) => Some(e)
+      case s: QueryStageExec => Some(s.plan)
+      case w: WholeStageCodegenExec => input(w.child)
+      case i: InputAdapter => input(i.child)
+      case s: SortExec => input(s.child)
+      case r: AQEShuffleReadExec => input(r.child)
+      case _ => None
+    }
+    collect(executed(qe)) {
+      case op @ (_: BaseAggregateExec | _: SortMergeJoinExec | _: ShuffledHashJoinExec |
+          _: BroadcastHashJoinExec) => op
+    }.flatMap(op => op.children.flatMap(input).collect {
+      case ReusedExchangeExec(_, e) if !PlannerOrigin.isPlanners(e) => s"${op.nodeName}: ${e.nodeName}"
+      case e: Exchange if !PlannerOrigin.isPlanners(e) => s"${op.nodeName}: ${e.nodeName}"
+    })
   }
 
   /**
