@@ -112,7 +112,8 @@ def main() -> int:
         print(f"\nend to end geometric mean ratio: {mean:.3f} over {len(ratios)} queries; "
               f"max {max(ratios):.3f}; above 1.05: {sum(r > 1.05 for r in ratios)}")
         met = mean <= 1.00 and max(ratios) <= 1.05
-        print(f"target (geometric mean <= 1.00, no query above 1.05): {'met' if met else 'not met'}")
+        print("target (geometric mean <= 1.00, no query above 1.05): "
+              f"{'met' if met else 'not met'}")
     spark.stop()
     return 0
 

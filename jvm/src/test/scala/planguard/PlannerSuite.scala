@@ -3,10 +3,14 @@ package planguard
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, SinglePartition}
 import org.apache.spark.sql.execution.{SortExec, SparkPlan, WholeStageCodegenExec}
-import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, AdaptiveSparkPlanHelper, AQEShuffleReadExec}
-import org.apache.spark.sql.execution.aggregate.{HashAggregateExec, ObjectHashAggregateExec, SortAggregateExec}
-import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange, ReusedExchangeExec, ShuffleExchangeExec, ShuffleExchangeLike}
-import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec, SortMergeJoinExec}
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, AdaptiveSparkPlanHelper,
+  AQEShuffleReadExec}
+import org.apache.spark.sql.execution.aggregate.{HashAggregateExec, ObjectHashAggregateExec,
+  SortAggregateExec}
+import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange, ReusedExchangeExec,
+  ShuffleExchangeExec}
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec,
+  SortMergeJoinExec}
 
 import planguard.errors.PlanGuardHintException
 import planguard.planner.PlannerOrigin
@@ -171,11 +175,12 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
       s"(adaptive=$adaptive)") {
       val spark = plannerSession(adaptive, "spark.sql.autoBroadcastJoinThreshold" -> "10MB")
       val dir = java.nio.file.Files.createTempDirectory("planguard-planner").toString
-      spark.range(0, 100).selectExpr("id AS pk", "cast(id AS string) AS p", "id * 2.5 AS extra")
+      spark.range(0, 100)
+        .selectExpr("id AS pk", "cast(id AS string) AS p", "id * 2.5 AS extra")
         .write.mode("overwrite").parquet(dir)
       spark.read.parquet(dir).createOrReplaceTempView("part")
-      // Spark plans Project(Filter(isnotnull(pk))) on the build side; preparation drops the project,
-      // which makes pk not nullable in the broadcast's mode.
+      // Spark plans Project(Filter(isnotnull(pk))) on the build side; preparation drops the
+      // project, which makes pk not nullable in the broadcast's mode.
       val plan = planned(spark,
         "SELECT /*+ BROADCAST(part) */ a.k, p FROM t1 a JOIN part ON a.k = part.pk")
       assert(ofPlanner(plan).map(_.getClass) == Seq(classOf[BroadcastExchangeExec]))
@@ -194,8 +199,9 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
       // Two group bys on k, joined on k and another key: their partitionings are compatible but
       // cover only some of the join keys; EnsureRequirements reshuffles both (with
       // spark.sql.requireAllClusterKeysForCoPartition), so the planner does.
-      val partial = planned(spark, "SELECT a.k, s FROM (SELECT k, sum(v) AS s FROM t1 GROUP BY k) a " +
-        "JOIN (SELECT k, max(w) AS m FROM t2 GROUP BY k) b ON a.k = b.k AND a.s = b.m")
+      val partial = planned(spark, "SELECT a.k, s FROM (SELECT k, sum(v) AS s FROM t1 " +
+        "GROUP BY k) a JOIN (SELECT k, max(w) AS m FROM t2 GROUP BY k) b " +
+        "ON a.k = b.k AND a.s = b.m")
       assert(shuffles(partial).size == 4)
     }
 
@@ -284,7 +290,8 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
   test("adaptive re-planning turns a sort-merge join into a broadcast join, as without planguard") {
     for (planner <- Seq("false", "true")) {
       val spark = plannerSession(adaptive = true,
-        "spark.sql.autoBroadcastJoinThreshold" -> "1MB", "spark.planguard.planner.enabled" -> planner)
+        "spark.sql.autoBroadcastJoinThreshold" -> "1MB",
+        "spark.planguard.planner.enabled" -> planner)
       spark.range(0, 300000).selectExpr("id AS k", "id AS x").createOrReplaceTempView("big")
       // Both sides estimated at megabytes; one is 10 rows at run time: broadcast once its stage
       // has run.

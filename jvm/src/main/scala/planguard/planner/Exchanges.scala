@@ -1,9 +1,12 @@
 package planguard.planner
 
 import org.apache.spark.sql.catalyst.expressions.SortOrder
-import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution, Distribution, KeyGroupedPartitioning, Partitioning, PartitioningCollection, ShuffleSpec, SinglePartition}
+import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution,
+  Distribution, KeyGroupedPartitioning, Partitioning, PartitioningCollection, ShuffleSpec,
+  SinglePartition}
 import org.apache.spark.sql.execution.{RemoveRedundantProjects, SortExec, SparkPlan}
-import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange, ShuffleExchangeExec, ShuffleExchangeLike}
+import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange,
+  ShuffleExchangeExec, ShuffleExchangeLike}
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -30,7 +33,8 @@ object Exchanges {
       // least spark.sql.shuffle.partitions, or EnsureRequirements shuffles both sides again with
       // its own count (its minimum parallelism); above sorts, it keeps theirs.
       val conf = SQLConf.get
-      val count = if (orderings.forall(_.isEmpty) && partitions < conf.defaultNumShufflePartitions) {
+      val belowSorts = orderings.exists(_.nonEmpty)
+      val count = if (!belowSorts && partitions < conf.defaultNumShufflePartitions) {
         conf.numShufflePartitions
       } else partitions
       coPartitioned(operator.children, required.map(_.asInstanceOf[ClusteredDistribution]), count)
@@ -80,7 +84,8 @@ object Exchanges {
       partitions: Int): Seq[SparkPlan] = {
     if (children.exists(rewrittenByEnsureRequirements)) return children
     val specs: Seq[Option[ShuffleSpec]] = children.zip(required).map { case (child, d) =>
-      Option.when(child.outputPartitioning.satisfies(d))(child.outputPartitioning.createShuffleSpec(d))
+      val partitioning = child.outputPartitioning
+      Option.when(partitioning.satisfies(d))(partitioning.createShuffleSpec(d))
     }
     if (children.forall(_.outputPartitioning == SinglePartition) && children.forall(small)) {
       return children

@@ -1,9 +1,12 @@
 package planguard.testing
 
-import org.apache.spark.sql.execution.{InputAdapter, QueryExecution, SortExec, SparkPlan, WholeStageCodegenExec}
-import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, AdaptiveSparkPlanHelper, AQEShuffleReadExec, QueryStageExec}
+import org.apache.spark.sql.execution.{InputAdapter, QueryExecution, SortExec, SparkPlan,
+  WholeStageCodegenExec}
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, AdaptiveSparkPlanHelper,
+  AQEShuffleReadExec, QueryStageExec}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
-import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec, SortMergeJoinExec}
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec,
+  SortMergeJoinExec}
 import org.apache.spark.sql.execution.exchange.{Exchange, ReusedExchangeExec}
 
 import planguard.planner.PlannerOrigin
@@ -39,7 +42,8 @@ object PlannerExchanges extends AdaptiveSparkPlanHelper {
       case op @ (_: BaseAggregateExec | _: SortMergeJoinExec | _: ShuffledHashJoinExec |
           _: BroadcastHashJoinExec) => op
     }.flatMap(op => op.children.flatMap(input).collect {
-      case ReusedExchangeExec(_, e) if !PlannerOrigin.isPlanners(e) => s"${op.nodeName}: ${e.nodeName}"
+      case ReusedExchangeExec(_, e) if !PlannerOrigin.isPlanners(e) =>
+        s"${op.nodeName}: ${e.nodeName}"
       case e: Exchange if !PlannerOrigin.isPlanners(e) => s"${op.nodeName}: ${e.nodeName}"
     })
   }
