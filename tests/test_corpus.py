@@ -1,5 +1,6 @@
 """The query corpus (TPC-H, TPC-DS, our own Spark queries: benchmarks/corpus.py) in fail mode,
-adaptive execution on and off: zero violations, and the same rows as a session without planguard.
+adaptive execution on and off, planguard's planner off and on: zero violations, and the same rows
+as a session without planguard.
 """
 import json
 import subprocess
@@ -33,7 +34,9 @@ def test_corpus_has_every_query():
     assert len([n for n in names if n.startswith("spark-")]) >= 20
 
 
-def test_corpus_passes_with_the_same_rows(spark, adaptive, baseline):
+@pytest.mark.parametrize("planner", ["false", "true"], ids=["spark-planner", "planguard-planner"])
+def test_corpus_passes_with_the_same_rows(spark, adaptive, baseline, conf, planner):
+    conf("spark.planguard.planner.enabled", planner)
     before = len(planguard.violations(spark))
     got = corpus.results(spark)
     errors = {n: r for n, r in got.items() if isinstance(r, str)}
@@ -43,7 +46,9 @@ def test_corpus_passes_with_the_same_rows(spark, adaptive, baseline):
     assert [n for n in got if got[n] != baseline[n]] == []
 
 
-def test_views_cache_ctas_and_insert_pass(spark, adaptive, tmp_path):
+@pytest.mark.parametrize("planner", ["false", "true"], ids=["spark-planner", "planguard-planner"])
+def test_views_cache_ctas_and_insert_pass(spark, adaptive, tmp_path, conf, planner):
+    conf("spark.planguard.planner.enabled", planner)
     before = len(planguard.violations(spark))
     corpus.register(spark, "tpch")
     query = corpus.queries()["tpch-q03"]["sql"]
@@ -53,7 +58,7 @@ def test_views_cache_ctas_and_insert_pass(spark, adaptive, tmp_path):
     cached = spark.table("q3").cache()
     assert corpus.rows(cached) == expected and corpus.rows(cached) == expected
     cached.unpersist()
-    table = f"q3_{'aqe' if adaptive else 'plain'}"
+    table = f"q3_{'aqe' if adaptive else 'plain'}_{planner}"
     spark.sql(f"DROP TABLE IF EXISTS {table}")
     spark.sql(f"CREATE TABLE {table} USING parquet LOCATION '{tmp_path / table}' AS {query}")
     spark.sql(f"INSERT INTO {table} {query}")

@@ -19,16 +19,23 @@ import planguard.report.{ViolationLog, ViolationRecord}
 object Guarded {
   private val log = LoggerFactory.getLogger("planguard")
 
-  def apply(session: SparkSession, what: String)(checks: => Unit): Unit = {
+  // A replay of Spark's preparation (attribution) must not check, nor record, anything again.
+  def apply(session: SparkSession, what: String)(checks: => Unit): Unit =
+    if (!PreparationReplay.active) orElse(session, what, ())(checks)
+
+  /** As `apply`, for a step that produces a value: `fallback` when disabled or on a bug. */
+  def orElse[T](session: SparkSession, what: String, fallback: => T)(step: => T): T = {
     val conf = SQLConf.get
-    if (PlanGuardConf.enabled(conf) && !PreparationReplay.active) {
-      try checks catch {
+    if (!PlanGuardConf.enabled(conf)) fallback
+    else {
+      try step catch {
         case e: SparkThrowable with Throwable if e.getCondition.startsWith("PLANGUARD_") => throw e
         case NonFatal(e) if PlanGuardConf.failOnInternalError(conf) => throw e
         case NonFatal(e) =>
           log.warn(s"planguard internal error in $what; the query goes on unchecked.", e)
           ViolationLog.record(session, ViolationRecord("INTERNAL_ERROR", "log", what, None, "",
             "", Seq(e.toString), "", System.currentTimeMillis()))
+          fallback
       }
     }
   }

@@ -5,6 +5,7 @@ import java.util.{Collections, WeakHashMap}
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 
 import planguard.naming.{ApplySpecNames, GeneratedNames}
+import planguard.planner.{PartitionsHint, PlanGuardPlanner}
 import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule, RememberAnalyzedPlan}
 
 /**
@@ -19,6 +20,9 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
       extensions.injectHintResolutionRule(session => GeneratedNames.Mark(session))
+      // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken there, in the
+      // Hints batch, and carried on the query's joins and aggregations to planguard's planner.
+      extensions.injectHintResolutionRule(session => PartitionsHint(session))
       // The Resolution batch sees the resolved aliases before Spark's CleanupAliases drops their
       // tags: remember them; and naming=spec renames them there, before anything copies their
       // names (stars, CTE references, CTAS commands).
@@ -38,6 +42,10 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       extensions.injectColumnar(session => new PlanGuardColumnarRule(session))
       // Adaptive execution runs query-stage preparation rules on each whole re-planned plan.
       extensions.injectQueryStagePrepRule(session => CheckAdaptivePlan(session))
+      // Injected strategies come before Spark's own, at initial planning and at every adaptive
+      // re-planning: where planguard's planner (off by default) plans aggregations and joins
+      // with their exchanges; it returns nothing, leaving Spark's strategies to plan, otherwise.
+      extensions.injectPlannerStrategy(session => PlanGuardPlanner(session))
     }
   }
 }

@@ -43,6 +43,7 @@ object PlanGuardConf {
   private val NamingEntry = entry("spark.planguard.naming")
   private val BatchScopeEntry = entry("spark.planguard.batchSchema.scope")
   private val BatchEveryEntry = entry("spark.planguard.batchSchema.every")
+  private val PlannerEntry = entry("spark.planguard.planner.enabled")
   /** The `allowed` value of a key that takes any positive integer. */
   val PositiveInteger = "<positive integer>"
 
@@ -72,6 +73,9 @@ object PlanGuardConf {
 
   /** BATCH_SCHEMA checks a partition's first row or batch and every Nth after it. */
   def batchSchemaEvery(conf: SQLConf): Int = read(conf, BatchEveryEntry, BatchEveryEntry.key).toInt
+
+  /** True when planguard's planner plans aggregations and equi-joins (docs/planner.md). */
+  def plannerEnabled(conf: SQLConf): Boolean = read(conf, PlannerEntry, PlannerEntry.key).toBoolean
 
   /** True when planguard's own unexpected exceptions must fail the query. */
   def failOnInternalError(conf: SQLConf): Boolean =

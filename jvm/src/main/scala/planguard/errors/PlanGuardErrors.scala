@@ -26,4 +26,7 @@ object PlanGuardErrors {
     new PlanGuardConfException(Map(
       "key" -> key, "value" -> "(any)", "allowed" -> "none: the key is unknown",
       "doc" -> s"planguard's keys are: ${known.mkString(", ")}."))
+
+  def invalidHint(parameters: String, expected: String): PlanGuardHintException =
+    new PlanGuardHintException(Map("parameters" -> parameters, "expected" -> expected))
 }

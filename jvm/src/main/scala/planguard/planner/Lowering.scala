@@ -1,0 +1,30 @@
+package planguard.planner
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.{PlanLater, SparkPlan}
+import org.apache.spark.sql.execution.exchange.EnsureRequirements
+
+/**
+ * Completes the operators one of Spark's strategies chose for a logical node: its inputs, which
+ * the strategy leaves for later (`PlanLater`), are planned now through the session's planner, and
+ * each operator gets the exchanges its required distribution asks for (`Exchanges`).
+ *
+ * Deciding whether an input already satisfies a distribution needs the input's physical plan.
+ * An input Spark's other strategies planned (a window, say) may still miss exchanges of its own,
+ * which change its partitioning: EnsureRequirements is run on it first, as it would be later,
+ * without dropping the user's repartitions (adaptive execution keeps them; the later pass still
+ * may). Exchanges it adds there are Spark's, not planguard's, and carry no tag.
+ */
+object Lowering {
+
+  def apply(session: SparkSession, operators: SparkPlan, partitions: Int): SparkPlan =
+    operators match {
+      case PlanLater(input) =>
+        EnsureRequirements(optimizeOutRepartition = false)(
+          session.sessionState.planner.plan(input).next())
+      case operator =>
+        Exchanges.below(
+          operator.withNewChildren(operator.children.map(apply(session, _, partitions))),
+          partitions)
+    }
+}

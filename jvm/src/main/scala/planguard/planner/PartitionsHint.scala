@@ -1,0 +1,47 @@
+package planguard.planner
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnresolvedHint}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.trees.TreePattern.UNRESOLVED_HINT
+import org.apache.spark.sql.types.IntegerType
+
+import planguard.Guarded
+import planguard.errors.PlanGuardErrors
+
+/**
+ * Resolves `/*+ PLANGUARD_PARTITIONS(n) */`: the exchanges planguard's planner emits for the query
+ * it is written in get n partitions (PartitionCount). Spark drops hints it does not know with a
+ * warning, so this rule, in the Hints batch, removes the hint and tags the root of the plan being
+ * analyzed (the query's, or the subquery's it is written in) with n.
+ */
+final case class PartitionsHint(session: SparkSession) extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan =
+    Guarded.orElse(session, ruleName, plan) {
+      val counts = plan.collect {
+        case UnresolvedHint(name, parameters, _) if name.equalsIgnoreCase(PartitionsHint.Name) =>
+          PartitionsHint.count(parameters)
+      }.distinct
+      if (counts.isEmpty) plan
+      else {
+        if (counts.size > 1) throw PlanGuardErrors.invalidHint(counts.mkString(", "),
+          "one count per query: the hints of a query disagree")
+        PartitionCount.hint(plan, counts.head)
+        plan.resolveOperatorsWithPruning(_.containsPattern(UNRESOLVED_HINT)) {
+          case h: UnresolvedHint if h.name.equalsIgnoreCase(PartitionsHint.Name) => h.child
+        }
+      }
+    }
+}
+
+object PartitionsHint {
+  val Name = "PLANGUARD_PARTITIONS"
+
+  private def count(parameters: Seq[Expression]): Int = parameters match {
+    case Seq(Literal(n: Int, IntegerType)) if n > 0 => n
+    case other => throw PlanGuardErrors.invalidHint(other.map(_.sql).mkString(", "),
+      "one positive integer, the number of partitions")
+  }
+}

@@ -1,0 +1,34 @@
+package planguard.planner
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, ReturnAnswer}
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+import org.apache.spark.sql.internal.SQLConf
+
+import planguard.Guarded
+import planguard.conf.PlanGuardConf
+
+/**
+ * planguard's planner (spark.planguard.planner.enabled): plans aggregations and equi-joins with
+ * their exchanges, so that the physical plan out of planning is complete (seed 001 §2, §6: the
+ * planner emits the exchanges distribution needs) and EnsureRequirements has none to add. Every
+ * other node, streaming plans, and every node while the conf is off, are left to Spark's
+ * strategies (Nil), which plan as without planguard. See docs/planner.md.
+ */
+final case class PlanGuardPlanner(session: SparkSession) extends SparkStrategy {
+
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] =
+    Guarded.orElse(session, getClass.getName, Seq.empty[SparkPlan]) {
+      if (!PlanGuardConf.plannerEnabled(SQLConf.get) || plan.isStreaming) Nil
+      else {
+        plan match {
+          case ReturnAnswer(root) =>
+            PartitionCount.startPlanning(session, root)
+            Nil
+          case aggregate: Aggregate => AggregateLowering(session, aggregate).toSeq
+          case join: Join => JoinLowering(session, join).toSeq
+          case _ => Nil
+        }
+      }
+    }
+}
