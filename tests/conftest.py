@@ -39,6 +39,11 @@ def base_builder() -> SparkSession.Builder:
             .config("spark.ui.enabled", "false")
             .config("spark.sql.warehouse.dir", f"/tmp/planguard-warehouse-{os.getpid()}")
             .config("spark.sql.shuffle.partitions", "2")
+            # One session runs the corpus many times over (thousands of queries): a heap of 1 GB
+            # (the default) filled with the SQL executions Spark keeps for its UI, and the
+            # tests spent most of their time in full GCs.
+            .config("spark.driver.memory", "3g")
+            .config("spark.sql.ui.retainedExecutions", "50")
             .config("spark.sql.autoBroadcastJoinThreshold", "-1")
             .config("spark.planguard.internalErrors", "fail")
             # The broken test rules stay off until a test switches one on.
