@@ -31,3 +31,20 @@ def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     assert "./dev/test" in readme and "./dev/demo" in readme
     assert "exec ./dev/test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_every_invariant_is_documented_with_an_example_error():
+    """An invariant is an error condition of planguard's jar that is not about planguard's own
+    input (confs, hints): each has a section in docs/invariants.md, an example error in it, and a
+    row in README.md's table."""
+    conditions = json.loads(zipfile.ZipFile(planguard.jar_path())
+                            .read("planguard/error-conditions.json"))
+    invariants = [c.removeprefix("PLANGUARD_") for c in conditions
+                  if c not in ("PLANGUARD_INVALID_CONF", "PLANGUARD_INVALID_HINT")]
+    assert len(invariants) >= 8
+    docs = (ROOT / "docs" / "invariants.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    for invariant in invariants:
+        section = docs.split(f"\n## {invariant}\n")[1].split("\n## ")[0]
+        assert f"[PLANGUARD_{invariant}]" in section, f"no example error for {invariant}"
+        assert f"| `{invariant}` |" in readme, f"README.md's table lacks {invariant}"
