@@ -25,16 +25,7 @@ import planguard.{Departure, PlanDeparture}
  */
 object DistributionCheck {
 
-  def apply(plan: SparkPlan): Departure = deepest(plan)
-
-  private def deepest(plan: SparkPlan): Departure = {
-    val children = plan.children.iterator
-    while (children.hasNext) {
-      val found = deepest(children.next())
-      if (!found.isEmpty) return found
-    }
-    if (plan.children.isEmpty) PlanDeparture.None else requirements(plan)
-  }
+  def apply(plan: SparkPlan): Departure = DeepestDeparture(plan)(requirements)
 
   private def requirements(op: SparkPlan): Departure = {
     val children = op.children

@@ -40,16 +40,7 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  */
 object OperatorContractCheck {
 
-  def apply(plan: SparkPlan): Departure = deepest(plan)
-
-  private def deepest(plan: SparkPlan): Departure = {
-    val children = plan.children.iterator
-    while (children.hasNext) {
-      val found = deepest(children.next())
-      if (!found.isEmpty) return found
-    }
-    contract(plan)
-  }
+  def apply(plan: SparkPlan): Departure = DeepestDeparture(plan)(contract)
 
   private def contract(op: SparkPlan): Departure = op match {
     case topK: TakeOrderedAndProjectExec if topK.sortOrder.isEmpty =>
