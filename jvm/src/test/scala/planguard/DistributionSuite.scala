@@ -12,19 +12,6 @@ class DistributionSuite extends SparkSessions {
   private val ColumnarRule = "columnar rule, before transitions"
   private val StagePrepRule = "adaptive query-stage preparation rule"
 
-  /**
-   * Without adaptive execution the broken rule runs as a columnar rule, with it as a query-stage
-   * preparation rule; planguard listed first or last.
-   */
-  private def cases(columnar: Extension, stagePrep: Extension)
-      : Seq[(String, Boolean, Seq[Extension])] =
-    for {
-      adaptive <- adaptiveModes
-      broken = if (adaptive) stagePrep else columnar
-      (order, extensions) <- Seq("planguard first" -> Seq(planguard, broken),
-        "planguard last" -> Seq(broken, planguard))
-    } yield (order, adaptive, extensions)
-
   /** A query-stage preparation rule listed before planguard's is caught at the re-planning. */
   private def phase(order: String, adaptive: Boolean): String =
     if (adaptive && order == "planguard last") Phase.AdaptiveReoptimization else Phase.Preparation
@@ -39,7 +26,7 @@ class DistributionSuite extends SparkSessions {
     left.join(right, col("k") === col("k2")).select("a", "b")
   }
 
-  for ((order, adaptive, extensions) <- cases(new RemoveFinalAggregateExchangeExtension,
+  for ((order, adaptive, extensions) <- brokenRuleCases(new RemoveFinalAggregateExchangeExtension,
       new RemoveFinalAggregateExchangeStagePrepExtension)) {
     test(s"a rule that removes the exchange under a final aggregate is caught " +
       s"($order, adaptive=$adaptive)") {
@@ -96,7 +83,7 @@ class DistributionSuite extends SparkSessions {
     }
   }
 
-  for ((order, adaptive, extensions) <- cases(new RemoveMergeJoinSortExtension,
+  for ((order, adaptive, extensions) <- brokenRuleCases(new RemoveMergeJoinSortExtension,
       new RemoveMergeJoinSortStagePrepExtension)) {
     test(s"a rule that removes the sort under a sort-merge join is caught " +
       s"($order, adaptive=$adaptive)") {

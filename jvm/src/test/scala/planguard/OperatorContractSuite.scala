@@ -11,15 +11,6 @@ import planguard.testing._
 /** OPERATOR_CONTRACT: each physical operator's output is the one its kind promises (seed 001 §5). */
 class OperatorContractSuite extends SparkSessions {
 
-  private def cases(columnar: Extension, stagePrep: Extension)
-      : Seq[(String, Boolean, Seq[Extension])] =
-    for {
-      adaptive <- adaptiveModes
-      broken = if (adaptive) stagePrep else columnar
-      (order, extensions) <- Seq("planguard first" -> Seq(planguard, broken),
-        "planguard last" -> Seq(broken, planguard))
-    } yield (order, adaptive, extensions)
-
   private def kind(adaptive: Boolean): String =
     if (adaptive) "adaptive query-stage preparation rule" else "columnar rule, before transitions"
 
@@ -51,7 +42,7 @@ class OperatorContractSuite extends SparkSessions {
     e
   }
 
-  for ((order, adaptive, extensions) <- cases(new ReverseFilterOutputExtension,
+  for ((order, adaptive, extensions) <- brokenRuleCases(new ReverseFilterOutputExtension,
       new ReverseFilterOutputStagePrepExtension)) {
     test(s"a filter whose output is not its child's is caught ($order, adaptive=$adaptive)") {
       val e = violation(extensions, adaptive)(filtered)
@@ -63,7 +54,7 @@ class OperatorContractSuite extends SparkSessions {
     }
   }
 
-  for ((order, adaptive, extensions) <- cases(new NotNullOuterJoinExtension,
+  for ((order, adaptive, extensions) <- brokenRuleCases(new NotNullOuterJoinExtension,
       new NotNullOuterJoinStagePrepExtension)) {
     test(s"an outer join declaring its padded side NOT NULL is caught " +
       s"($order, adaptive=$adaptive)") {
@@ -76,7 +67,7 @@ class OperatorContractSuite extends SparkSessions {
     }
   }
 
-  for ((order, adaptive, extensions) <- cases(new UnorderedTopKExtension,
+  for ((order, adaptive, extensions) <- brokenRuleCases(new UnorderedTopKExtension,
       new UnorderedTopKStagePrepExtension)) {
     test(s"a top-K without a sort order is caught ($order, adaptive=$adaptive)") {
       val e = violation(extensions, adaptive)(topK)

@@ -32,6 +32,19 @@ trait SparkSessions extends AnyFunSuite with BeforeAndAfterAll {
 
   def planguard: Extension = new PlanGuardExtensions
 
+  /**
+   * Without adaptive execution a broken physical rule runs as a columnar rule, with it as a
+   * query-stage preparation rule; planguard listed first or last: (order, adaptive, extensions).
+   */
+  def brokenRuleCases(columnar: Extension, stagePrep: Extension)
+      : Seq[(String, Boolean, Seq[Extension])] =
+    for {
+      adaptive <- adaptiveModes
+      broken = if (adaptive) stagePrep else columnar
+      (order, extensions) <- Seq("planguard first" -> Seq(planguard, broken),
+        "planguard last" -> Seq(broken, planguard))
+    } yield (order, adaptive, extensions)
+
   /** A session with adaptive execution on or off; broadcast joins off, so joins shuffle. */
   def session(extensions: Seq[Extension], adaptive: Boolean,
       confs: (String, String)*): SparkSession =
