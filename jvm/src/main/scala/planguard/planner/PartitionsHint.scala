@@ -18,8 +18,10 @@ import planguard.errors.PlanGuardErrors
  */
 final case class PartitionsHint(session: SparkSession) extends Rule[LogicalPlan] {
 
+  // Runs in every Hints-batch iteration of every query: a plan without hints is not walked.
   override def apply(plan: LogicalPlan): LogicalPlan =
-    Guarded.orElse(session, ruleName, plan) {
+    if (!plan.containsPattern(UNRESOLVED_HINT)) plan
+    else Guarded.orElse(session, ruleName, plan) {
       val counts = plan.collect {
         case UnresolvedHint(name, parameters, _) if name.equalsIgnoreCase(PartitionsHint.Name) =>
           PartitionsHint.count(parameters)
