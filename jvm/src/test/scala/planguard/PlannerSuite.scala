@@ -67,6 +67,10 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
     spark.conf.set(On._1, "true")
     val df = spark.sql(sql)
     assert(rows(df) == expected)
+    // Adaptive execution, when on, still applies: it silently does not to a plan in which a
+    // node has no logical link.
+    assert(df.queryExecution.executedPlan.isInstanceOf[AdaptiveSparkPlanExec] ==
+      spark.conf.get("spark.sql.adaptive.enabled").toBoolean, df.queryExecution.sparkPlan)
     val plan = executed(df)
     // EnsureRequirements added nothing: every exchange of the final plan is the planner's, and
     // without adaptive execution they were all there when planning ended.
@@ -203,6 +207,16 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
         "GROUP BY k) a JOIN (SELECT k, max(w) AS m FROM t2 GROUP BY k) b " +
         "ON a.k = b.k AND a.s = b.m")
       assert(shuffles(partial).size == 4)
+    }
+
+    test(s"an aggregate over a join that keeps its grouped side's partitioning: the sorts " +
+      s"EnsureRequirements adds below the join keep the query adaptive (adaptive=$adaptive)") {
+      val spark = plannerSession(adaptive)
+      // TPC-H q17's shape: planning the aggregate's input runs EnsureRequirements on it.
+      val plan = planned(spark, "SELECT sum(v) FROM t1 a JOIN (SELECT k, avg(w) AS m FROM t2 " +
+        "GROUP BY k) b ON a.k = b.k WHERE v > m")
+      assert(collect(plan) { case j: SortMergeJoinExec => j }.size == 1)
+      assert(collect(plan) { case s: SortExec => s }.size == 2)
     }
 
     test(s"PLANGUARD_PARTITIONS sets the partition count of the query's exchanges " +

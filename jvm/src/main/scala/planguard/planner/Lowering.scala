@@ -1,8 +1,9 @@
 package planguard.planner
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{PlanLater, SparkPlan}
-import org.apache.spark.sql.execution.exchange.EnsureRequirements
+import org.apache.spark.sql.execution.exchange.{EnsureRequirements, Exchange}
 
 /**
  * Completes the operators one of Spark's strategies chose for a logical node: its inputs, which
@@ -20,11 +21,28 @@ object Lowering {
   def apply(session: SparkSession, operators: SparkPlan, partitions: Int): SparkPlan =
     operators match {
       case PlanLater(input) =>
-        EnsureRequirements(optimizeOutRepartition = false)(
+        val planned = EnsureRequirements(optimizeOutRepartition = false)(
           session.sessionState.planner.plan(input).next())
+        linked(planned, None)
+        planned
       case operator =>
         Exchanges.below(
           operator.withNewChildren(operator.children.map(apply(session, _, partitions))),
           partitions)
     }
+
+  /**
+   * Adaptive execution is not applied to a plan in which a node has no logical link: the query
+   * would silently run without it. The nodes EnsureRequirements adds have none, as it normally runs
+   * after that test: an exchange takes its input's link, as adaptive execution links a stage over
+   * such an exchange; a sort inherits its parent's, as Spark's planner links a strategy's nodes.
+   */
+  private def linked(plan: SparkPlan, parent: Option[LogicalPlan]): Unit = {
+    if (plan.logicalLink.isEmpty) plan match {
+      case e: Exchange => e.child.logicalLink.orElse(parent)
+        .foreach(e.setTagValue(SparkPlan.LOGICAL_PLAN_TAG, _))
+      case _ => parent.foreach(plan.setTagValue(SparkPlan.LOGICAL_PLAN_INHERITED_TAG, _))
+    }
+    plan.children.foreach(linked(_, plan.logicalLink))
+  }
 }
