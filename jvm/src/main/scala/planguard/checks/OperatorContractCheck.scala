@@ -61,16 +61,15 @@ object OperatorContractCheck {
     case _ => PlanDeparture.None
   }
 
-  /** `op` declares `expected`, by LogicalTypes; a schema diff only when it does not. */
-  private def outputs(op: SparkPlan, expected: Seq[Attribute], contract: String): Departure = {
+  /**
+   * `op` declares `expected`, by LogicalTypes; a schema diff only when it does not (the contract's
+   * words, too, are only built then).
+   */
+  private def outputs(op: SparkPlan, expected: Seq[Attribute], contract: => String): Departure = {
     val actual = op.output
-    if (conforms(expected, actual)) PlanDeparture.None
+    if (LogicalTypes.conforms(expected, actual)) PlanDeparture.None
     else SchemaDiff.exact(schema(expected), schema(actual), s"$contract; ${OperatorString(op)}")
   }
-
-  private def conforms(expected: Seq[Attribute], actual: Seq[Attribute]): Boolean =
-    expected.length == actual.length &&
-      expected.iterator.zip(actual.iterator).forall { case (e, a) => LogicalTypes.conforms(e, a) }
 
   private def joined(join: BaseJoinExec): Departure = {
     val (left, right) = (join.left.output, join.right.output)
@@ -88,7 +87,7 @@ object OperatorContractCheck {
     }
     val actual = join.output
     val notNull = padded.filter(i => i < actual.length && !actual(i).nullable)
-    if (conforms(expected, actual) && notNull.isEmpty) PlanDeparture.None
+    if (LogicalTypes.conforms(expected, actual) && notNull.isEmpty) PlanDeparture.None
     else {
       val diff = SchemaDiff.exact(schema(expected), schema(actual),
         s"a ${join.joinType} join outputs ${joinShape(join)}; ${OperatorString(join)}")

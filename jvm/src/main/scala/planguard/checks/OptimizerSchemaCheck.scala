@@ -2,7 +2,7 @@ package planguard.checks
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
-import planguard.schema.SchemaDiff
+import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
  * OPTIMIZER_SCHEMA (seed 004 §3.7): optimisation keeps the analyzed plan's output schema —
@@ -21,9 +21,11 @@ object OptimizerSchemaCheck {
    * Nullability the optimizer tightened may loosen back to the analyzed plan's.
    */
   def apply(analyzed: LogicalPlan, before: LogicalPlan, after: LogicalPlan): SchemaDiff = {
-    val expected = SchemaDiff.nullableAsIn(ResultPlans.logical(before).schema,
-      ResultPlans.logical(analyzed).schema)
-    val actual = ResultPlans.logical(after).schema
+    val (from, to) = (ResultPlans.logical(before), ResultPlans.logical(after))
+    // The usual case, cheaply: the same fields in the same order, none loosened.
+    if (LogicalTypes.conforms(from.output, to.output)) return SchemaDiff.Holds
+    val expected = SchemaDiff.nullableAsIn(from.schema, ResultPlans.logical(analyzed).schema)
+    val actual = to.schema
     val why = ResultPlans.orderRule(analyzed)
     if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why)
     else SchemaDiff.asMultiset(expected, actual, why)

@@ -3,7 +3,7 @@ package planguard.checks
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 
-import planguard.schema.SchemaDiff
+import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
  * PHYSICAL_SCHEMA (seed 004 §3.8): preparing a physical plan (EnsureRequirements, columnar
@@ -16,9 +16,14 @@ object PhysicalSchemaCheck {
     // A command whose query is not its physical child is checked as that query, elsewhere.
     val plannedQuery = ResultPlans.physical(planned, logicalRoot).getOrElse(planned)
     val preparedQuery = ResultPlans.physical(prepared, logicalRoot).getOrElse(plannedQuery)
+    // The usual case, cheaply: the same fields in the same order, none loosened.
+    if ((preparedQuery eq plannedQuery) ||
+        LogicalTypes.conforms(plannedQuery.output, preparedQuery.output)) {
+      return SchemaDiff.Holds
+    }
     val expected =
       SchemaDiff.nullableAsIn(plannedQuery.schema, ResultPlans.logical(analyzed).schema)
-    val actual = if (preparedQuery eq plannedQuery) expected else preparedQuery.schema
+    val actual = preparedQuery.schema
     val why = ResultPlans.orderRule(analyzed)
     if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why)
     else SchemaDiff.asMultiset(expected, actual, why)

@@ -3,7 +3,7 @@ package planguard.checks
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 
-import planguard.schema.SchemaDiff
+import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
  * PLANNING_SCHEMA (seed 004 §3.5): the physical plan's output schema is the optimized plan's with
@@ -11,8 +11,12 @@ import planguard.schema.SchemaDiff
  */
 object PlanningSchemaCheck {
   def apply(optimized: LogicalPlan, planned: SparkPlan): SchemaDiff = {
-    val expected = ResultPlans.logical(optimized).schema
-    SchemaDiff.exact(expected, ResultPlans.physical(planned, optimized).fold(expected)(_.schema),
-      "planning keeps the optimized schema, qualifiers stripped")
+    val logical = ResultPlans.logical(optimized)
+    ResultPlans.physical(planned, optimized) match {
+      case Some(physical) if !LogicalTypes.conforms(logical.output, physical.output) =>
+        SchemaDiff.exact(logical.schema, physical.schema,
+          "planning keeps the optimized schema, qualifiers stripped")
+      case _ => SchemaDiff.Holds
+    }
   }
 }

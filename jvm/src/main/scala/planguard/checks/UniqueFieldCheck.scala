@@ -4,7 +4,7 @@ import java.util.Locale
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.types.StructType
 
@@ -22,7 +22,7 @@ object UniqueFieldCheck {
     def visit(node: LogicalPlan): Unit = node match {
       case expand: Expand => expand.child.children.foreach(visit)
       case _ =>
-        if (createsSchema(node) && hasClash(node.outputSet, caseSensitive)) {
+        if (createsSchema(node) && hasClash(node.output, caseSensitive)) {
           broken += node -> diff(node, node.output, caseSensitive)
         }
         node.children.foreach(visit)
@@ -49,15 +49,16 @@ object UniqueFieldCheck {
     else (a.qualifier.map(_.toLowerCase(Locale.ROOT)), a.name.toLowerCase(Locale.ROOT))
 
   /**
-   * The test every node pays, on the output set Spark has already built while analysing the
-   * parent: one entry per attribute, so the same attribute twice never clashes. Names first
-   * (lower-casing a lower-case name does not allocate), the full key only when a name repeats.
+   * The test every node pays, on its output as a sequence (iterating an AttributeSet copies it,
+   * hashing every attribute). Names first (lower-casing a lower-case name does not allocate); only
+   * when a name repeats, whether different attributes (exprIds) share the full key: the same
+   * attribute twice never clashes.
    */
-  private def hasClash(output: AttributeSet, caseSensitive: Boolean): Boolean = {
+  private def hasClash(output: Seq[Attribute], caseSensitive: Boolean): Boolean = {
     val names = new java.util.HashSet[String](output.size * 2)
     def name(a: Attribute) = if (caseSensitive) a.name else a.name.toLowerCase(Locale.ROOT)
-    output.exists(a => !names.add(name(a))) &&
-      output.toSeq.groupBy(key(_, caseSensitive)).exists(_._2.size > 1)
+    output.exists(a => !names.add(name(a))) && output.groupBy(key(_, caseSensitive))
+      .exists { case (_, same) => same.exists(_.exprId != same.head.exprId) }
   }
 
   private def diff(node: LogicalPlan, output: Seq[Attribute], caseSensitive: Boolean)

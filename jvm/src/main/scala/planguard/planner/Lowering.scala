@@ -1,9 +1,8 @@
 package planguard.planner
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{PlanLater, SparkPlan}
-import org.apache.spark.sql.execution.exchange.{EnsureRequirements, Exchange}
+import org.apache.spark.sql.execution.exchange.EnsureRequirements
 
 /**
  * Completes the operators one of Spark's strategies chose for a logical node: its inputs, which
@@ -23,7 +22,7 @@ object Lowering {
       case PlanLater(input) =>
         val planned = EnsureRequirements(optimizeOutRepartition = false)(
           session.sessionState.planner.plan(input).next())
-        linked(planned, None)
+        linked(planned)
         planned
       case operator =>
         Exchanges.below(
@@ -33,16 +32,16 @@ object Lowering {
 
   /**
    * Adaptive execution is not applied to a plan in which a node has no logical link: the query
-   * would silently run without it. The nodes EnsureRequirements adds have none, as it normally runs
-   * after that test: an exchange takes its input's link, as adaptive execution links a stage over
-   * such an exchange; a sort inherits its parent's, as Spark's planner links a strategy's nodes.
+   * would silently run without it. The nodes EnsureRequirements adds (exchanges, sorts) have none,
+   * as it normally runs after that test: each takes the link of the rows it carries, its input's,
+   * as adaptive execution links a stage over such an exchange. (Not its parent's: EnsureRequirements
+   * reads a child's size from its link, and would take a sort under a join for the join's output.)
    */
-  private def linked(plan: SparkPlan, parent: Option[LogicalPlan]): Unit = {
-    if (plan.logicalLink.isEmpty) plan match {
-      case e: Exchange => e.child.logicalLink.orElse(parent)
-        .foreach(e.setTagValue(SparkPlan.LOGICAL_PLAN_TAG, _))
-      case _ => parent.foreach(plan.setTagValue(SparkPlan.LOGICAL_PLAN_INHERITED_TAG, _))
+  private def linked(plan: SparkPlan): Unit = {
+    plan.children.foreach(linked)
+    if (plan.logicalLink.isEmpty) {
+      plan.children.headOption.flatMap(_.logicalLink)
+        .foreach(plan.setTagValue(SparkPlan.LOGICAL_PLAN_TAG, _))
     }
-    plan.children.foreach(linked(_, plan.logicalLink))
   }
 }

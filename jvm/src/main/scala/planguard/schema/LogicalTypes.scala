@@ -31,6 +31,11 @@ object LogicalTypes {
     expected.name == actual.name && tightens(expected.nullable, actual.nullable) &&
       expected.metadata == actual.metadata && conforms(expected.dataType, actual.dataType)
 
+  /** Position by position: a plan's declared output against the one a contract expects. */
+  def conforms(expected: Seq[Attribute], actual: Seq[Attribute]): Boolean =
+    expected.length == actual.length &&
+      expected.iterator.zip(actual.iterator).forall { case (e, a) => conforms(e, a) }
+
   /**
    * True when a column vector of type `vector` holds values of the `expected` type. Vectors keep
    * neither nullability nor metadata, and Arrow vectors not the collation (a collated string is
