@@ -1,5 +1,7 @@
 package planguard.conf
 
+import java.util.concurrent.ConcurrentHashMap
+
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
@@ -44,6 +46,8 @@ object PlanGuardConf {
   private val BatchScopeEntry = entry("spark.planguard.batchSchema.scope")
   private val BatchEveryEntry = entry("spark.planguard.batchSchema.every")
   private val PlannerEntry = entry("spark.planguard.planner.enabled")
+  private val checkKeys: Map[Invariant, String] =
+    Invariant.all.map(i => i -> s"${Prefix}check.${i.id}").toMap
   /** The `allowed` value of a key that takes any positive integer. */
   val PositiveInteger = "<positive integer>"
 
@@ -59,7 +63,7 @@ object PlanGuardConf {
 
   /** As above, for a case of an invariant graver than its default level allows (NAMING's). */
   def level(conf: SQLConf, invariant: Invariant, mildest: Level): Level = {
-    val key = s"${Prefix}check.${invariant.id}"
+    val key = checkKeys(invariant)
     if (conf.contains(key)) Level.fromString(read(conf, CheckEntry, key))
     else Level.fromString(read(conf, ModeEntry, ModeEntry.key)).min(mildest)
   }
@@ -98,12 +102,23 @@ object PlanGuardConf {
     }
   }
 
+  /**
+   * Keys are read many times per query, mostly as the same string each time (the default, or the
+   * value as set): the last string validated for each key, compared by identity, and its value.
+   */
+  private val validated = new ConcurrentHashMap[String, (String, String)]()
+
   private def read(conf: SQLConf, e: ConfEntry, key: String): String = {
     val raw = conf.getConfString(key, e.default)
-    val value = raw.trim.toLowerCase(java.util.Locale.ROOT)
-    val allowed = if (e.allowed == Seq(PositiveInteger)) value.toIntOption.exists(_ > 0)
-      else e.allowed.contains(value)
-    if (!allowed) throw PlanGuardErrors.invalidConf(key, raw, e.allowed, e.doc)
-    value
+    val last = validated.get(key)
+    if (last != null && (last._1 eq raw)) last._2
+    else {
+      val value = raw.trim.toLowerCase(java.util.Locale.ROOT)
+      val allowed = if (e.allowed == Seq(PositiveInteger)) value.toIntOption.exists(_ > 0)
+        else e.allowed.contains(value)
+      if (!allowed) throw PlanGuardErrors.invalidConf(key, raw, e.allowed, e.doc)
+      validated.put(key, (raw, value))
+      value
+    }
   }
 }
