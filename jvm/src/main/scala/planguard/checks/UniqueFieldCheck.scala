@@ -50,14 +50,38 @@ object UniqueFieldCheck {
 
   /**
    * The test every node pays, on its output as a sequence (iterating an AttributeSet copies it,
-   * hashing every attribute). Names first (lower-casing a lower-case name does not allocate); only
-   * when a name repeats, whether different attributes (exprIds) share the full key: the same
-   * attribute twice never clashes.
+   * hashing every attribute): whether two different attributes (exprIds) share the key; the same
+   * attribute twice never clashes. Most outputs are narrow: their names are compared pairwise, with
+   * no set to build; a wide one goes through a set of names first.
    */
   private def hasClash(output: Seq[Attribute], caseSensitive: Boolean): Boolean = {
-    val names = new java.util.HashSet[String](output.size * 2)
+    val attributes = output.toArray
+    if (attributes.length > Narrow) return hasClashInWide(attributes, caseSensitive)
+    def same(x: String, y: String) = if (caseSensitive) x == y else x.equalsIgnoreCase(y)
+    var i = 1
+    while (i < attributes.length) {
+      val a = attributes(i)
+      var j = 0
+      while (j < i) {
+        val b = attributes(j)
+        if (same(a.name, b.name) && a.exprId != b.exprId &&
+            a.qualifier.length == b.qualifier.length &&
+            a.qualifier.iterator.zip(b.qualifier.iterator).forall { case (x, y) => same(x, y) }) {
+          return true
+        }
+        j += 1
+      }
+      i += 1
+    }
+    false
+  }
+
+  private val Narrow = 32
+
+  private def hasClashInWide(attributes: Array[Attribute], caseSensitive: Boolean): Boolean = {
+    val names = new java.util.HashSet[String](attributes.length * 2)
     def name(a: Attribute) = if (caseSensitive) a.name else a.name.toLowerCase(Locale.ROOT)
-    output.exists(a => !names.add(name(a))) && output.groupBy(key(_, caseSensitive))
+    attributes.exists(a => !names.add(name(a))) && attributes.groupBy(key(_, caseSensitive))
       .exists { case (_, same) => same.exists(_.exprId != same.head.exprId) }
   }
 

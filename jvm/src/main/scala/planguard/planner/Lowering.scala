@@ -34,8 +34,9 @@ object Lowering {
    * Adaptive execution is not applied to a plan in which a node has no logical link: the query
    * would silently run without it. The nodes EnsureRequirements adds (exchanges, sorts) have none,
    * as it normally runs after that test: each takes the link of the rows it carries, its input's,
-   * as adaptive execution links a stage over such an exchange. (Not its parent's: EnsureRequirements
-   * reads a child's size from its link, and would take a sort under a join for the join's output.)
+   * as adaptive execution links a stage over such an exchange. (Not its parent's:
+   * EnsureRequirements reads a child's size from its link, and would take a sort under a join for
+   * the join's output.)
    */
   private def linked(plan: SparkPlan): Unit = {
     plan.children.foreach(linked)
