@@ -1,6 +1,6 @@
 """The query corpus (TPC-H, TPC-DS, our own Spark queries: benchmarks/corpus.py) in fail mode,
 adaptive execution on and off, planguard's planner off and on: zero violations, and the same rows
-as a session without planguard.
+as a session without planguard; with the planner on, the very plans Spark prepares.
 """
 import json
 import re
