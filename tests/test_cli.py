@@ -76,6 +76,20 @@ def test_check_fails_naming_the_broken_invariant(tmp_path):
     assert "1 statement: 0 clean, 1 with violations, 0 not planned" in out
 
 
+def test_check_sees_the_initial_adaptive_plan(tmp_path):
+    """A statement that is never run has only its initial adaptive plan: check inspects that
+    plan's operators, which a run would check stage by stage."""
+    result = planguard_cli("check", "--sql", GROUP_BY, "--jars", TESTS_JAR,
+                           "--conf", "spark.sql.extensions="
+                           "planguard.testing.RemoveFinalAggregateExchangeStagePrepExtension",
+                           "--conf", "spark.sql.adaptive.enabled=true", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr[-3000:]
+    out = result.stdout
+    assert "FAIL  DISTRIBUTION" in out
+    assert "rule planguard.testing.RemoveFinalAggregateExchange (adaptive query-stage" in out
+    assert "PASS  OPERATOR_CONTRACT" in out
+
+
 def test_check_reports_bad_sql_with_exit_2(tmp_path):
     bad = tmp_path / "bad.sql"
     bad.write_text(f"{GROUP_BY};\nSELECT nope FROM range(1);\nSELEC 1")

@@ -22,6 +22,9 @@ object Violations {
    */
   def recordOnly[T](body: => T): T = recordingOnly.withValue(true)(body)
 
+  /** True inside `recordOnly`: the statement is planned and will not run. */
+  def plannedOnly: Boolean = recordingOnly.value
+
   /**
    * Runs one check at the invariant's level: not at all when the level is off; when the contract
    * is broken, records it, then fails or warns. `rule` names the culprit and is evaluated only

@@ -14,8 +14,16 @@ class OperatorContractSuite extends SparkSessions {
   private def kind(adaptive: Boolean): String =
     if (adaptive) "adaptive query-stage preparation rule" else "columnar rule, before transitions"
 
-  private def phase(order: String, adaptive: Boolean): String =
-    if (adaptive && order == "planguard last") Phase.AdaptiveReoptimization else Phase.Preparation
+  /**
+   * Where a broken plan is caught. Without adaptive execution, in preparation. With it, a broken
+   * query-stage preparation rule breaks the initial plan and each re-planned one: an operator in a
+   * stage cut from the initial plan is caught as the stage is created (preparation); one above the
+   * first stages, at the re-planning when planguard's check runs after the broken rule, else in
+   * the final stage (preparation).
+   */
+  private def phase(order: String, adaptive: Boolean, inFirstStages: Boolean = false): String =
+    if (adaptive && order == "planguard last" && !inFirstStages) Phase.AdaptiveReoptimization
+    else Phase.Preparation
 
   /** A filter over a parquet scan of two columns, under an aggregate (an exchange). */
   private def filtered(spark: SparkSession): DataFrame = {
@@ -46,11 +54,24 @@ class OperatorContractSuite extends SparkSessions {
       new ReverseFilterOutputStagePrepExtension)) {
     test(s"a filter whose output is not its child's is caught ($order, adaptive=$adaptive)") {
       val e = violation(extensions, adaptive)(filtered)
-      assert(e.phase == phase(order, adaptive))
+      assert(e.phase == phase(order, adaptive, inFirstStages = true))
       assert(e.ruleName == s"planguard.testing.ReverseFilterOutput (${kind(adaptive)})")
       assert(e.expected.fieldNames.toSeq == Seq("id", "b"))
       assert(e.actual.fieldNames.toSeq == Seq("b", "id"))
       assert(e.getMessage.contains("Filter keeps its child's schema"))
+    }
+  }
+
+  for ((order, adaptive, extensions) <- brokenRuleCases(new ReverseShuffleOutputExtension,
+      new ReverseShuffleOutputStagePrepExtension)) {
+    test(s"a shuffle whose output is not its child's is caught ($order, adaptive=$adaptive)") {
+      val e = violation(extensions, adaptive)(filtered)
+      // With adaptive execution, as its stage (whose root it is) is created, before it runs.
+      assert(e.phase == Phase.Preparation)
+      assert(e.ruleName == s"planguard.testing.ReverseShuffleOutput (${kind(adaptive)})")
+      assert(e.getMessage.contains("Exchange keeps its child's schema"), e.getMessage)
+      assert(e.expected.fieldNames.length == e.actual.fieldNames.length)
+      assert(e.expected.fieldNames.toSeq == e.actual.fieldNames.toSeq.reverse)
     }
   }
 

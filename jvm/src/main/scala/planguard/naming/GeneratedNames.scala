@@ -25,7 +25,9 @@ import planguard.Guarded
  * aliases are remembered before that (Remember); exprIds are unique in the JVM.
  */
 object GeneratedNames {
-  private val Tag = TreeNodeTag[Unit]("planguard.generatedName")
+  // Marked on an UnresolvedAlias; once the Alias it resolves to is remembered, that alias's id.
+  private val Tag = TreeNodeTag[Long]("planguard.generatedName")
+  private val Marked = -1L
   private val Remembered = 100000
 
   private val remembered = Collections.synchronizedMap(
@@ -39,7 +41,7 @@ object GeneratedNames {
 
   /** `renamed` (a copy of `alias`) still counts as generated. */
   def keepMark(alias: Alias, renamed: Alias): Alias = {
-    if (alias.getTagValue(Tag).isDefined) renamed.setTagValue(Tag, ())
+    alias.getTagValue(Tag).foreach(renamed.setTagValue(Tag, _))
     renamed
   }
 
@@ -50,15 +52,19 @@ object GeneratedNames {
    */
   final case class Mark(session: SparkSession) extends Rule[LogicalPlan] {
     override def apply(plan: LogicalPlan): LogicalPlan = {
-      Guarded(session, ruleName) {
-        plan.foreachWithSubqueries(_.expressions.filter(_.containsPattern(UNRESOLVED_ALIAS))
-          .foreach(_.foreach {
-            case u: UnresolvedAlias if !u.child.isInstanceOf[NamedExpression] =>
-              u.setTagValue(Tag, ())
-            case _ =>
-          }))
-      }
+      Guarded(session, ruleName)(mark(plan))
       plan
+    }
+
+    // The pattern bits Spark keeps per subtree skip every subtree without an unresolved alias. A
+    // subquery's plan is not walked here: Spark analyzes it on its own, this batch included.
+    private def mark(plan: LogicalPlan): Unit = if (plan.containsPattern(UNRESOLVED_ALIAS)) {
+      plan.expressions.filter(_.containsPattern(UNRESOLVED_ALIAS)).foreach(_.foreach {
+        case u: UnresolvedAlias if !u.child.isInstanceOf[NamedExpression] =>
+          u.setTagValue(Tag, Marked)
+        case _ =>
+      })
+      plan.children.foreach(mark)
     }
   }
 
@@ -70,11 +76,15 @@ object GeneratedNames {
     }
 
     // An UnresolvedAlias only ever wraps a whole output expression: its alias is a top-level one.
-    // The pattern bits Spark keeps per subtree skip every subtree without an alias.
+    // The pattern bits Spark keeps per subtree skip every subtree without an alias. The batch
+    // runs to a fixed point: an alias is remembered once (a rule that replaces it with an alias
+    // of another id passes the tag on, and that one is remembered too).
     private def visit(plan: LogicalPlan): Unit =
       if (!plan.analyzed && plan.containsPattern(ALIAS)) {
         plan.expressions.foreach {
-          case a: Alias if a.getTagValue(Tag).isDefined => remembered.put(a.exprId, true)
+          case a: Alias if a.getTagValue(Tag).exists(_ != a.exprId.id) =>
+            remembered.put(a.exprId, true)
+            a.setTagValue(Tag, a.exprId.id)
           case _ =>
         }
         plan.children.foreach(visit)

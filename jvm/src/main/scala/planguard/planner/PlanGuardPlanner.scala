@@ -17,18 +17,20 @@ import planguard.conf.PlanGuardConf
  */
 final case class PlanGuardPlanner(session: SparkSession) extends SparkStrategy {
 
-  override def apply(plan: LogicalPlan): Seq[SparkPlan] =
+  // Spark asks every strategy about every logical node: the others are let go before any conf read.
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case ReturnAnswer(root) => planned(plan) {
+      PartitionCount.startPlanning(session, root)
+      Nil
+    }
+    case aggregate: Aggregate => planned(plan)(AggregateLowering(session, aggregate).toSeq)
+    case join: Join => planned(plan)(JoinLowering(session, join).toSeq)
+    case _ => Nil
+  }
+
+  /** `lowering`, when the planner is on and the plan a batch one; nothing otherwise. */
+  private def planned(plan: LogicalPlan)(lowering: => Seq[SparkPlan]): Seq[SparkPlan] =
     Guarded.orElse(session, getClass.getName, Seq.empty[SparkPlan]) {
-      if (!PlanGuardConf.plannerEnabled(SQLConf.get) || plan.isStreaming) Nil
-      else {
-        plan match {
-          case ReturnAnswer(root) =>
-            PartitionCount.startPlanning(session, root)
-            Nil
-          case aggregate: Aggregate => AggregateLowering(session, aggregate).toSeq
-          case join: Join => JoinLowering(session, join).toSeq
-          case _ => Nil
-        }
-      }
+      if (!PlanGuardConf.plannerEnabled(SQLConf.get) || plan.isStreaming) Nil else lowering
     }
 }

@@ -3,6 +3,7 @@ package planguard.rules
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.QueryStageExec
 
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution, PhysicalSchemaCheck}
@@ -12,7 +13,14 @@ import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribut
  * the planned schema (PHYSICAL_SCHEMA) and every re-optimized logical plan the analyzed one
  * (OPTIMIZER_SCHEMA); every re-planned plan, a subquery's too, must give each operator its input
  * as it requires (DISTRIBUTION) and keep each operator's contract (OPERATOR_CONTRACT). Spark runs
- * query-stage preparation rules on each whole re-planned plan. Returns the plan unchanged.
+ * query-stage preparation rules on the initial plan and on each whole re-planned plan. Returns
+ * the plan unchanged.
+ *
+ * The initial plan never runs as such: adaptive execution cuts stages from it, each checked as it
+ * is created (CheckPreparedPlan), and plans the rest again after each stage (here) up to the
+ * final stage (CheckPreparedPlan). So its operators' contracts are checked there, each before it
+ * runs, and not here as well, except in a statement that is planned and never run (`planguard
+ * check`), whose initial plan is all there is.
  */
 final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan] {
 
@@ -34,7 +42,9 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
           PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
           PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
-      CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization)
+      if (Violations.plannedOnly || plan.exists(_.isInstanceOf[QueryStageExec])) {
+        CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization)
+      }
     }
     plan
   }

@@ -12,17 +12,20 @@ import planguard.conf.{Level, PlanGuardConf}
 
 /**
  * UNIQUE_FIELD on each analyzed plan. A DataFrame's plan is analyzed again inside every DataFrame
- * built on it, and Spark re-analyzes some plans it derives: each clash of columns (the same
- * attributes) is reported once. NAMING on each analyzed write command: at analysis, so that a
- * failing write writes nothing.
+ * built on it, and Spark re-analyzes some plans it derives: at `warn`, each clash of columns (the
+ * same attributes) is reported once; at `fail`, every query that has one fails. NAMING on each
+ * analyzed write command: at analysis, so that a failing write writes nothing.
  */
 final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = Guarded(session, "CheckAnalyzedPlan") {
+    val conf = SQLConf.get
     // Every query is analyzed: the place to reject an unknown spark.planguard.* key once.
-    PlanGuardConf.validateAll(SQLConf.get)
-    UniqueFieldCheck(plan, SQLConf.get.caseSensitiveAnalysis)
-      .filter { case (_, diff) => CheckAnalyzedPlan.firstReport(diff.differences) }
+    PlanGuardConf.validateAll(conf)
+    UniqueFieldCheck(plan, conf.caseSensitiveAnalysis)
+      .filter { case (_, diff) =>
+        CheckAnalyzedPlan.reportable(conf, Invariant.UniqueField, diff.differences)
+      }
       .foreach { case (node, diff) =>
         Violations.check(session, Invariant.UniqueField, Phase.Analysis, node)(diff)()
       }
@@ -32,7 +35,7 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
         // and every time. A write that runs another write warns once.
         Violations.check(session, Invariant.Naming, Phase.Analysis, plan, Some(Level.Fail))(
           found.qualified)()
-        if (CheckAnalyzedPlan.firstReport(found.columns)) {
+        if (CheckAnalyzedPlan.reportable(conf, Invariant.Naming, found.columns)) {
           Violations.check(session, Invariant.Naming, Phase.Analysis, plan)(found.generated)()
         }
       }
@@ -47,6 +50,10 @@ object CheckAnalyzedPlan {
         size() > Remembered
     })
 
-  /** Clashes, or flagged columns, are described by their attributes (names with ids). */
-  private def firstReport(clashes: Seq[String]): Boolean = reported.put(clashes, true) == null
+  /**
+   * A violation fails every query it is found in; one that only warns is reported the first time.
+   * Clashes, or flagged columns, are described by their attributes (names with ids).
+   */
+  private def reportable(conf: SQLConf, invariant: Invariant, clashes: Seq[String]): Boolean =
+    PlanGuardConf.level(conf, invariant) == Level.Fail || reported.put(clashes, true) == null
 }

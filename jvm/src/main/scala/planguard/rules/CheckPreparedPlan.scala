@@ -3,6 +3,7 @@ package planguard.rules
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.internal.SQLConf
 
 import planguard.{Guarded, Invariant, Phase, Violations}
@@ -39,8 +40,13 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
           PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
-      CheckPlanContracts(session, plan, Phase.Preparation)
-      result = PlaceBatchChecks(plan, SQLConf.get)
+      plan match {
+        // A leaf here: its stages, re-plannings and final stage are checked as they come.
+        case _: AdaptiveSparkPlanExec =>
+        case _ =>
+          CheckPlanContracts(session, plan, Phase.Preparation)
+          result = PlaceBatchChecks(plan, SQLConf.get)
+      }
     }
     result
   }

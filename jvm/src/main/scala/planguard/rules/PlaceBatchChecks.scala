@@ -61,5 +61,7 @@ object PlaceBatchChecks {
     case _ => true
   })
 
-  private def producer(p: SparkPlan): String = s"operator ${p.nodeName} (${p.getClass.getName})"
+  // Named as Spark names nodes by default (nodeName, whose regex would cost more than the rest).
+  private def producer(p: SparkPlan): String =
+    s"operator ${p.getClass.getSimpleName.stripSuffix("Exec")} (${p.getClass.getName})"
 }

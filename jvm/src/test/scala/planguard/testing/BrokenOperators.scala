@@ -5,9 +5,11 @@ import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression}
 import org.apache.spark.sql.catalyst.plans.{JoinType, LeftOuter}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan, TakeOrderedAndProjectExec}
 import org.apache.spark.sql.execution.command.{DataWritingCommand, DataWritingCommandExec}
+import org.apache.spark.sql.execution.exchange.{ShuffleExchangeExec, ShuffleOrigin}
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec
 import org.apache.spark.sql.types.LongType
 
@@ -27,6 +29,15 @@ final class ReversedFilterExec(condition: Expression, child: SparkPlan)
   override def output: Seq[Attribute] = super.output.reverse
   override protected def withNewChildInternal(c: SparkPlan): FilterExec =
     new ReversedFilterExec(condition, c)
+}
+
+/** A shuffle that declares its child's columns in reverse order. */
+final class ReversedShuffleExchangeExec(partitioning: Partitioning, child: SparkPlan,
+    origin: ShuffleOrigin, advisoryPartitionSize: Option[Long])
+  extends ShuffleExchangeExec(partitioning, child, origin, advisoryPartitionSize) with Impostor {
+  override def output: Seq[Attribute] = super.output.reverse
+  override protected def withNewChildInternal(c: SparkPlan): ShuffleExchangeExec =
+    new ReversedShuffleExchangeExec(partitioning, c, origin, advisoryPartitionSize)
 }
 
 /** A left outer sort-merge join that declares its right side's columns as its child does. */
@@ -64,6 +75,17 @@ object ReverseFilterOutput extends Rule[SparkPlan] {
   }
 }
 
+/** Puts a ReversedShuffleExchangeExec in place of each shuffle of two columns or more. */
+object ReverseShuffleOutput extends Rule[SparkPlan] {
+  override def apply(plan: SparkPlan): SparkPlan = if (!Switch.on(this)) plan else {
+    plan.transformUp {
+      case e: ShuffleExchangeExec if e.output.size >= 2 && !e.isInstanceOf[Impostor] =>
+        new ReversedShuffleExchangeExec(e.outputPartitioning, e.child, e.shuffleOrigin,
+          e.advisoryPartitionSize)
+    }
+  }
+}
+
 /** Puts a NotNullPaddedJoinExec in place of each left outer sort-merge join. */
 object NotNullOuterJoin extends Rule[SparkPlan] {
   override def apply(plan: SparkPlan): SparkPlan = if (!Switch.on(this)) plan else {
@@ -96,6 +118,8 @@ object WriteReturningRows extends Rule[SparkPlan] {
 
 class ReverseFilterOutputExtension extends ColumnarExtension(ReverseFilterOutput)
 class ReverseFilterOutputStagePrepExtension extends StagePrepExtension(ReverseFilterOutput)
+class ReverseShuffleOutputExtension extends ColumnarExtension(ReverseShuffleOutput)
+class ReverseShuffleOutputStagePrepExtension extends StagePrepExtension(ReverseShuffleOutput)
 class NotNullOuterJoinExtension extends ColumnarExtension(NotNullOuterJoin)
 class NotNullOuterJoinStagePrepExtension extends StagePrepExtension(NotNullOuterJoin)
 class UnorderedTopKExtension extends ColumnarExtension(UnorderedTopK)
