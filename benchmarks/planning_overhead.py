@@ -1,24 +1,36 @@
 """planguard's cost, measured side by side in one session: each corpus query's time from SQL text
-to the executed plan with planguard in fail mode vs spark.planguard.enabled=false, interleaved
-(each repetition times one plan of each, the order alternating), then TPC-H end to end the same
-way. A query's ratio is the median of its per-repetition ratios (planguard / disabled), which
-cancels the drift a shared machine has between repetitions; the summary is their geometric mean.
+to the executed plan with planguard in fail mode vs spark.planguard.enabled=false, then TPC-H end
+to end the same way.
 
-Planning is timed twice per plan, on the JVM (planguard-tests.jar): wall clock, and the CPU time
-of the planning thread (planning is single-threaded, so this is its cost without what other
-processes do meanwhile). Before any timing, the corpus is planned in both modes round robin for
---warmup-seconds, so that the JIT has compiled planguard's code as it has Spark's, as in a driver
-that has planned a few thousand queries.
+Timing goes round robin over the corpus, as a driver sees queries: each round plans every query
+once in each mode (the order alternating from round to round), and a query's ratio is the median of
+its per-round ratios (planguard / disabled), which cancels the drift a shared machine has between
+rounds; the summary is their geometric mean. Planning is timed twice per plan, on the JVM
+(planguard-tests.jar): wall clock, and the CPU time of the planning thread (planning is
+single-threaded, so this is its cost without what other processes do meanwhile).
 
-    python benchmarks/planning_overhead.py [--repetitions N] [--run-repetitions M]
-        [--warmup-seconds S] [--only NAME]
+Before any timing the corpus is planned the same way for --warmup-seconds: planguard's check rules
+run once or a few times per plan, Spark's code many times, and the JIT compiles a method with C2
+only after some thousands of calls. The script prints how the JIT has compiled planguard's methods
+when the warm-up ends.
+
+End to end, after --run-warmup-seconds of TPC-H runs in both modes (execution runs planguard code
+that planning does not: adaptive stages and re-planning), each round runs every TPC-H query to
+completion (rows collected) in three arms: planguard, disabled, and disabled again. The last is an
+A/A control: its ratio to the first disabled arm is what this machine measures when nothing
+differs. Printed per query (and their geometric mean) and for the 22 queries' total time.
+
+    python benchmarks/planning_overhead.py [--rounds N] [--run-rounds M] [--warmup-seconds W]
+        [--run-warmup-seconds V] [--only NAME]
 """
 import argparse
 import math
 import os
 import pathlib
 import platform
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 
@@ -31,6 +43,8 @@ sys.path.insert(0, str(HERE))
 import corpus  # noqa: E402
 
 TESTS_JAR = HERE.parent / "target" / "planguard-tests.jar"
+# The check rules that run once per plan, whose compilation the warm-up reports.
+ENTRY_POINTS = ("CheckAnalyzedPlan", "CheckPreparedPlan", "CheckAdaptivePlan")
 
 
 def session() -> SparkSession:
@@ -59,15 +73,30 @@ class Corpus:
         return query["sql"]
 
 
-def measure(spark, timer, sql: str, repetitions: int):
-    """Interleaved timings: {enabled: [per-repetition timings]}, each a list of nanoseconds."""
-    times = {True: [], False: []}
-    for i in range(repetitions):
-        for enabled in ([True, False] if i % 2 == 0 else [False, True]):
-            spark.conf.set("spark.planguard.enabled", str(enabled).lower())
-            times[enabled].append(list(timer(spark._jsparkSession, sql)))
+def measure(spark, timer, sql: str, repetitions: int, arms=(True, False), first: int = 0):
+    """Interleaved timings, one list per arm (planguard enabled or not) of per-repetition timings,
+    each a list of nanoseconds. Repetition i (counted from `first`) runs every arm once, the order
+    rotating and reversing from one repetition to the next."""
+    times = [[] for _ in arms]
+    for i in range(first, first + repetitions):
+        order = list(range(len(arms)))
+        order = order[i % len(arms):] + order[:i % len(arms)]
+        for k in (order if (i // len(arms)) % 2 == 0 else order[::-1]):
+            spark.conf.set("spark.planguard.enabled", str(arms[k]).lower())
+            times[k].append(list(timer(spark._jsparkSession, sql)))
     spark.conf.set("spark.planguard.enabled", "true")
-    return times[True], times[False]
+    return times
+
+
+def round_robin(spark, timer, queries, rounds: int, arms=(True, False)):
+    """{query name: one list per arm of per-round timings}: each round times every query once in
+    each arm."""
+    times = {name: [[] for _ in arms] for name in queries.queries}
+    for r in range(rounds):
+        for name, query in queries.queries.items():
+            for k, t in enumerate(measure(spark, timer, queries.use(query), 1, arms, first=r)):
+                times[name][k] += t
+    return times
 
 
 def paired_ratio(on, off, k: int) -> float:
@@ -87,11 +116,40 @@ def summary(what: str, ratios) -> str:
             f"max {max(ratios):.3f}; above 1.10: {sum(r > 1.10 for r in ratios)}")
 
 
+def jit_tiers(spark) -> str:
+    """How the JIT has compiled planguard's methods so far (jcmd): how many at each tier (4 is C2),
+    and the tier of each check rule's entry point (the highest, if compiled more than once)."""
+    jcmd = shutil.which("jcmd") or os.path.join(os.environ.get("JAVA_HOME", ""), "bin", "jcmd")
+    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+    try:
+        listing = subprocess.run([jcmd, str(pid), "Compiler.codelist"], capture_output=True,
+                                 text=True, timeout=60).stdout
+    except OSError:
+        return "unknown (no jcmd)"
+    tiers, entries = {}, {}
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) > 3 and fields[3].startswith("planguard."):
+            tiers[fields[1]] = tiers.get(fields[1], 0) + 1
+            for rule in ENTRY_POINTS:
+                if fields[3].startswith(f"planguard.rules.{rule}.apply("):
+                    entries[rule] = max(entries.get(rule, "0"), fields[1])
+    return (", ".join(f"{n} at tier {t}" for t, n in sorted(tiers.items())) + "; " +
+            ", ".join(f"{rule} tier {entries.get(rule, '-')}" for rule in ENTRY_POINTS))
+
+
+def total_ratio(on, off) -> float:
+    """The median over rounds of the ratio of all queries' total times."""
+    return statistics.median(sum(q[i][0] for q in on) / sum(q[i][0] for q in off)
+                             for i in range(len(on[0])))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repetitions", type=int, default=20)
-    parser.add_argument("--run-repetitions", type=int, default=10)
-    parser.add_argument("--warmup-seconds", type=float, default=120)
+    parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--run-rounds", type=int, default=30)
+    parser.add_argument("--warmup-seconds", type=float, default=240)
+    parser.add_argument("--run-warmup-seconds", type=float, default=60)
     parser.add_argument("--only", default="", help="run only the queries whose name contains this")
     args = parser.parse_args()
     spark = session()
@@ -102,15 +160,15 @@ def main() -> int:
 
     deadline, warm = time.monotonic() + args.warmup_seconds, 0
     while time.monotonic() < deadline or warm == 0:
-        for query in queries.queries.values():
-            measure(spark, timing.plan, queries.use(query), 1)
-            warm += 2
-    print(f"warm-up: {warm} plans; then {args.repetitions} interleaved repetitions per query\n")
+        round_robin(spark, timing.plan, queries, 1)
+        warm += len(queries.queries)
+    print(f"warm-up: {warm} plans in each mode; planguard's methods compiled by the JIT: "
+          f"{jit_tiers(spark)}")
+    print(f"then {args.rounds} rounds, each planning every query once in each mode\n")
 
     print(f"{'query':34} {'planguard ms':>13} {'disabled ms':>12} {'ratio':>7} {'cpu ratio':>10}")
     wall, cpu = [], []
-    for name, query in queries.queries.items():
-        on, off = measure(spark, timing.plan, queries.use(query), args.repetitions)
+    for name, (on, off) in round_robin(spark, timing.plan, queries, args.rounds).items():
         wall.append(paired_ratio(on, off, 0))
         cpu.append(paired_ratio(on, off, 1))
         print(f"{name:34} {median_ms(on, 0):13.2f} {median_ms(off, 0):12.2f} {wall[-1]:7.3f} "
@@ -118,19 +176,30 @@ def main() -> int:
     print("\n" + summary("planning (wall clock)", wall))
     print(summary("planning (planning thread CPU)", cpu))
 
-    tpch = {k: v for k, v in queries.queries.items() if k.startswith("tpch-")}
-    if not tpch or args.run_repetitions == 0:
+    tpch = Corpus(spark, args.only)
+    tpch.queries = {k: v for k, v in tpch.queries.items() if k.startswith("tpch-")}
+    if not tpch.queries or args.run_rounds == 0:
         return 0
-    print(f"\nTPC-H end to end, wall clock: {args.run_repetitions} interleaved runs per query\n")
-    print(f"{'query':34} {'planguard ms':>13} {'disabled ms':>12} {'ratio':>7}")
-    runs = []
-    for name, query in tpch.items():
-        sql = queries.use(query)
-        measure(spark, timing.run, sql, 1)  # warm-up
-        on, off = measure(spark, timing.run, sql, args.run_repetitions)
+    deadline, warm = time.monotonic() + args.run_warmup_seconds, 0
+    while time.monotonic() < deadline or warm == 0:
+        round_robin(spark, timing.run, tpch, 1)
+        warm += len(tpch.queries)
+    print(f"\nTPC-H end to end, wall clock: after {warm} runs in each mode, {args.run_rounds} "
+          "rounds, each running every query once in each arm; the control is disabled again / "
+          "disabled\n")
+    print(f"{'query':34} {'planguard ms':>13} {'disabled ms':>12} {'ratio':>7} {'control':>8}")
+    times = round_robin(spark, timing.run, tpch, args.run_rounds, arms=(True, False, False))
+    runs, controls = [], []
+    for name, (on, off, again) in times.items():
         runs.append(paired_ratio(on, off, 0))
-        print(f"{name:34} {median_ms(on, 0):13.1f} {median_ms(off, 0):12.1f} {runs[-1]:7.3f}")
+        controls.append(paired_ratio(again, off, 0))
+        print(f"{name:34} {median_ms(on, 0):13.1f} {median_ms(off, 0):12.1f} {runs[-1]:7.3f} "
+              f"{controls[-1]:8.3f}")
     print("\n" + summary("TPC-H end-to-end", runs))
+    print(summary("TPC-H end-to-end A/A control", controls))
+    on, off, again = ([arms[k] for arms in times.values()] for k in range(3))
+    print(f"TPC-H end-to-end, the {len(times)} queries' total time: ratio "
+          f"{total_ratio(on, off):.3f}; A/A control {total_ratio(again, off):.3f}")
     spark.stop()
     return 0
 

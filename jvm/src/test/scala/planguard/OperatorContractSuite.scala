@@ -6,6 +6,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, sum}
 
 import planguard.errors.InvariantViolation
+import planguard.report.ViolationLog
 import planguard.testing._
 
 /** OPERATOR_CONTRACT: each physical operator's output is the one its kind promises (seed 001 §5). */
@@ -119,5 +120,14 @@ class OperatorContractSuite extends SparkSessions {
       "spark.planguard.check.OPERATOR_CONTRACT" -> "off")
     val rows = spark.range(0, 100, 1, 2).orderBy(col("id").desc).limit(3).collect()
     assert(rows.toSeq != Seq(99L, 98L, 97L))
+  }
+
+  test("a plan breaking DISTRIBUTION and OPERATOR_CONTRACT reports both, from one walk") {
+    val spark = session(Seq(planguard, new RemoveFinalAggregateExchangeExtension,
+      new ReverseFilterOutputExtension), adaptive = false, "spark.planguard.mode" -> "warn")
+    filtered(spark).queryExecution.executedPlan
+    val found = ViolationLog.records(spark).map(r => (r.id, r.phase))
+    assert(found.contains(("DISTRIBUTION", Phase.Preparation)))
+    assert(found.contains(("OPERATOR_CONTRACT", Phase.Preparation)))
   }
 }

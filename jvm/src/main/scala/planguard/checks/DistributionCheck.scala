@@ -27,7 +27,8 @@ object DistributionCheck {
 
   def apply(plan: SparkPlan): Departure = DeepestDeparture(plan)(requirements)
 
-  private def requirements(op: SparkPlan): Departure = {
+  /** One operator's requirements of its children. */
+  def requirements(op: SparkPlan): Departure = {
     val children = op.children
     val required = op.requiredChildDistribution.zip(op.requiredChildOrdering)
     var clustered = 0

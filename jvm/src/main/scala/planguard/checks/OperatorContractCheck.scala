@@ -42,7 +42,8 @@ object OperatorContractCheck {
 
   def apply(plan: SparkPlan): Departure = DeepestDeparture(plan)(contract)
 
-  private def contract(op: SparkPlan): Departure = op match {
+  /** One operator's contract. */
+  def contract(op: SparkPlan): Departure = op match {
     case topK: TakeOrderedAndProjectExec if topK.sortOrder.isEmpty =>
       PlanDeparture("a non-empty sort order: the rows kept are the first ones in it",
         "no sort order", s"${OperatorString(op)}: a top-K orders its rows (seed 001 §5.8)",

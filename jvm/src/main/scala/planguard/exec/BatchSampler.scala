@@ -1,6 +1,8 @@
 package planguard.exec
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.slf4j.LoggerFactory
@@ -15,9 +17,14 @@ import planguard.schema.SchemaDiff
  * `every`th — where it is produced (in tasks, or on the driver for collected rows). Fails the
  * task (and so the query) or logs one warning per partition on the executor.
  *
- * @param producer the operator that produced the rows or batches, for the report
+ * @param output the producing operator's declared output
+ * @param producer the class of the operator that produced the rows or batches, for the report
  */
-final case class BatchSampler(schema: StructType, producer: String, fail: Boolean, every: Int) {
+final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: Boolean,
+    every: Int) {
+
+  // Built where the check runs, not while the query is planned.
+  @transient private lazy val schema: StructType = DataTypeUtils.fromAttributes(output)
 
   def rows(rows: Iterator[InternalRow]): Iterator[InternalRow] =
     sampled(rows)(r => BatchSchemaCheck.row(schema, r.numFields))
@@ -49,8 +56,12 @@ final case class BatchSampler(schema: StructType, producer: String, fail: Boolea
 
   private def report(diff: SchemaDiff): Unit = {
     val violation =
-      new InvariantViolation(Invariant.BatchSchema, Phase.Execution, diff, Some(producer))
+      new InvariantViolation(Invariant.BatchSchema, Phase.Execution, diff, Some(producerName))
     if (fail) throw violation
     LoggerFactory.getLogger("planguard").warn(violation.getMessage.replace('\n', ' '))
   }
+
+  // Named as Spark names nodes by default (nodeName, whose regex would cost more than the rest).
+  private def producerName: String =
+    s"operator ${producer.getSimpleName.stripSuffix("Exec")} (${producer.getName})"
 }

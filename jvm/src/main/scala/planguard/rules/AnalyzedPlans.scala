@@ -2,6 +2,7 @@ package planguard.rules
 
 import java.lang.ref.WeakReference
 
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 /**
@@ -20,6 +21,12 @@ private[planguard] object AnalyzedPlans {
   def remember(analyzed: LogicalPlan): Unit =
     recent.set((new WeakReference(analyzed) :: recent.get).take(Remembered))
 
-  def of(optimizedRoot: LogicalPlan): Option[LogicalPlan] = recent.get.iterator
-    .flatMap(r => Option(r.get)).find(_.outputSet == optimizedRoot.outputSet)
+  def of(optimizedRoot: LogicalPlan): Option[LogicalPlan] = {
+    val output = optimizedRoot.output
+    recent.get.iterator.flatMap(r => Option(r.get)).find(a => sameAttributes(a.output, output))
+  }
+
+  // The same attributes, nearly always in the same order: compared in order before as sets.
+  private def sameAttributes(a: Seq[Attribute], b: Seq[Attribute]): Boolean =
+    a.corresponds(b)(_.exprId == _.exprId) || AttributeSet(a) == AttributeSet(b)
 }

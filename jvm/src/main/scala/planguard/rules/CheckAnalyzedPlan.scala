@@ -22,13 +22,15 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
     val conf = SQLConf.get
     // Every query is analyzed: the place to reject an unknown spark.planguard.* key once.
     PlanGuardConf.validateAll(conf)
-    UniqueFieldCheck(plan, conf.caseSensitiveAnalysis)
-      .filter { case (_, diff) =>
-        CheckAnalyzedPlan.reportable(conf, Invariant.UniqueField, diff.differences)
-      }
-      .foreach { case (node, diff) =>
-        Violations.check(session, Invariant.UniqueField, Phase.Analysis, node)(diff)()
-      }
+    if (PlanGuardConf.level(conf, Invariant.UniqueField) != Level.Off) {
+      UniqueFieldCheck(plan, conf.caseSensitiveAnalysis)
+        .filter { case (_, diff) =>
+          CheckAnalyzedPlan.reportable(conf, Invariant.UniqueField, diff.differences)
+        }
+        .foreach { case (node, diff) =>
+          Violations.check(session, Invariant.UniqueField, Phase.Analysis, node)(diff)()
+        }
+    }
     PersistedColumns(plan).map { case (query, names) => NamingCheck(plan, query, names) }
       .filter(_.columns.nonEmpty).foreach { found =>
         // A stored relation qualifier breaks seed 004 outright: it fails at the mode, not at warn,

@@ -1,6 +1,5 @@
 package planguard.rules
 
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.{CollectLimitExec, CollectTailExec, ColumnarToRowExec,
   CommandResultExec, SparkPlan, TakeOrderedAndProjectExec}
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
@@ -16,8 +15,9 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
 /**
  * Where BATCH_SCHEMA checks what execution produces: above the root of each prepared plan (with
  * adaptive execution, of its final stage: the adaptive node itself stays the root, which Spark's
- * own code expects), or below a root limit, tail or top-N, which collect in their own way; and, with `spark.planguard.batchSchema.scope=stages`, below every exchange and
- * every columnar-to-row transition. Not placed at all when the check is off.
+ * own code expects), or below a root limit, tail or top-N, which collect in their own way; and,
+ * with `spark.planguard.batchSchema.scope=stages`, below every exchange and every columnar-to-row
+ * transition. Not placed at all when the check is off.
  */
 object PlaceBatchChecks {
 
@@ -29,8 +29,8 @@ object PlaceBatchChecks {
 
   private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean): SparkPlan = {
     val every = PlanGuardConf.batchSchemaEvery(conf)
-    def checked(p: SparkPlan) = CheckBatchSchemaExec(p,
-      BatchSampler(DataTypeUtils.fromAttributes(p.output), producer(p), fail, every))
+    def checked(p: SparkPlan) =
+      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every))
     val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
       case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>
         e.withNewChildren(Seq(checked(e.child)))
@@ -60,8 +60,4 @@ object PlaceBatchChecks {
          _: CommandResultExec => false
     case _ => true
   })
-
-  // Named as Spark names nodes by default (nodeName, whose regex would cost more than the rest).
-  private def producer(p: SparkPlan): String =
-    s"operator ${p.getClass.getSimpleName.stripSuffix("Exec")} (${p.getClass.getName})"
 }
