@@ -64,7 +64,8 @@ object PlanGuardConf {
   /** As above, for a case of an invariant graver than its default level allows (NAMING's). */
   def level(conf: SQLConf, invariant: Invariant, mildest: Level): Level = {
     val key = checkKeys(invariant)
-    if (conf.contains(key)) Level.fromString(read(conf, CheckEntry, key))
+    val set = SqlConfKeys.valueOf(conf, key)
+    if (set != null) Level.fromString(validate(CheckEntry, key, set))
     else Level.fromString(read(conf, ModeEntry, ModeEntry.key)).min(mildest)
   }
 
@@ -106,18 +107,22 @@ object PlanGuardConf {
    * Keys are read many times per query, mostly as the same string each time (the default, or the
    * value as set): the last string validated for each key, compared by identity, and its value.
    */
-  private val validated = new ConcurrentHashMap[String, (String, String)]()
+  private val lastValidated = new ConcurrentHashMap[String, (String, String)]()
 
   private def read(conf: SQLConf, e: ConfEntry, key: String): String = {
-    val raw = conf.getConfString(key, e.default)
-    val last = validated.get(key)
+    val set = SqlConfKeys.valueOf(conf, key)
+    validate(e, key, if (set == null) e.default else set)
+  }
+
+  private def validate(e: ConfEntry, key: String, raw: String): String = {
+    val last = lastValidated.get(key)
     if (last != null && (last._1 eq raw)) last._2
     else {
       val value = raw.trim.toLowerCase(java.util.Locale.ROOT)
       val allowed = if (e.allowed == Seq(PositiveInteger)) value.toIntOption.exists(_ > 0)
         else e.allowed.contains(value)
       if (!allowed) throw PlanGuardErrors.invalidConf(key, raw, e.allowed, e.doc)
-      validated.put(key, (raw, value))
+      lastValidated.put(key, (raw, value))
       value
     }
   }
