@@ -4,7 +4,6 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.internal.SQLConf
 import org.slf4j.LoggerFactory
 
 import planguard.checks.PreparationReplay
@@ -25,7 +24,7 @@ object Guarded {
 
   /** As `apply`, for a step that produces a value: `fallback` when disabled or on a bug. */
   def orElse[T](session: SparkSession, what: String, fallback: => T)(step: => T): T = {
-    val conf = SQLConf.get
+    val conf = session.sessionState.conf
     if (!PlanGuardConf.enabled(conf)) fallback
     else {
       try step catch {

@@ -34,7 +34,7 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       // write commands, cached plans) just before it becomes the optimizer's input.
       extensions.injectPlanNormalizationRule { session =>
         PlanGuard.register(session)
-        RememberAnalyzedPlan
+        RememberAnalyzedPlan(session)
       }
       // The columnar hook after the transitions runs on both the adaptive and the non-adaptive
       // path, on the prepared plan, before anything executes: the place to check the

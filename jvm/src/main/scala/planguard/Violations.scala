@@ -4,7 +4,6 @@ import scala.util.DynamicVariable
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.trees.TreeNode
-import org.apache.spark.sql.internal.SQLConf
 import org.slf4j.LoggerFactory
 
 import planguard.conf.{Level, PlanGuardConf}
@@ -33,14 +32,21 @@ object Violations {
    */
   def check[D <: Departure](session: SparkSession, invariant: Invariant, phase: String,
       plan: TreeNode[_], mildest: Option[Level] = None)(
-      diff: => D)(rule: D => Option[String] = (_: D) => None): Unit = {
-    val level = PlanGuardConf.level(SQLConf.get, invariant,
+      diff: => D)(rule: D => Option[String] = (_: D) => None): Unit =
+    checkAt(level(session, invariant, mildest), session, invariant, phase, plan)(diff)(rule)
+
+  /** The level `check` runs an invariant at in `session`. */
+  def level(session: SparkSession, invariant: Invariant, mildest: Option[Level] = None): Level =
+    PlanGuardConf.level(session.sessionState.conf, invariant,
       mildest.getOrElse(invariant.defaultLevel))
+
+  /** As `check`, at a level already read. */
+  def checkAt[D <: Departure](level: Level, session: SparkSession, invariant: Invariant,
+      phase: String, plan: TreeNode[_])(diff: => D)(rule: D => Option[String]): Unit =
     if (level != Level.Off) {
       val found = diff
       if (!found.isEmpty) report(session, level, invariant, phase, found, rule(found), plan)
     }
-  }
 
   private def report(session: SparkSession, level: Level, invariant: Invariant, phase: String,
       diff: Departure, rule: Option[String], plan: TreeNode[_]): Unit = {

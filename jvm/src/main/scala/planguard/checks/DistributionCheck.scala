@@ -29,13 +29,14 @@ object DistributionCheck {
 
   /** One operator's requirements of its children. */
   def requirements(op: SparkPlan): Departure = {
-    val children = op.children
-    val required = op.requiredChildDistribution.zip(op.requiredChildOrdering)
+    val children = op.children.iterator
+    val distributions = op.requiredChildDistribution.iterator
+    val orderings = op.requiredChildOrdering.iterator
     var clustered = 0
     var i = 0
-    while (i < children.length && i < required.length) {
-      val (distribution, ordering) = required(i)
-      val child = children(i)
+    while (children.hasNext && distributions.hasNext && orderings.hasNext) {
+      val (child, distribution, ordering) =
+        (children.next(), distributions.next(), orderings.next())
       // Nothing is required of most children: their partitioning is then never computed.
       if (distribution != UnspecifiedDistribution &&
           !child.outputPartitioning.satisfies(distribution)) {
@@ -47,7 +48,7 @@ object DistributionCheck {
       if (distribution.isInstanceOf[ClusteredDistribution]) clustered += 1
       i += 1
     }
-    if (clustered > 1) coPartitioned(op, required.map(_._1)) else PlanDeparture.None
+    if (clustered > 1) coPartitioned(op, op.requiredChildDistribution) else PlanDeparture.None
   }
 
   /** Children with a clustered requirement must be partitioned alike (Spark's ShuffleSpec). */

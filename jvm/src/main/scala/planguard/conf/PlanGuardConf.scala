@@ -1,7 +1,5 @@
 package planguard.conf
 
-import java.util.concurrent.ConcurrentHashMap
-
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
@@ -23,6 +21,8 @@ final case class ConfEntry(key: String, default: String, allowed: Seq[String], s
 object PlanGuardConf {
   val Prefix = "spark.planguard."
   private val CheckPattern = "spark.planguard.check.<INVARIANT>"
+  /** The `allowed` value of a key that takes any positive integer. */
+  val PositiveInteger = "<positive integer>"
 
   val entries: Seq[ConfEntry] = {
     val in = getClass.getResourceAsStream("/planguard/confs.json")
@@ -37,22 +37,25 @@ object PlanGuardConf {
   }
 
   private def entry(key: String): ConfEntry = entries.find(_.key == key).get
+  private def key[T](name: String)(parse: String => T): ConfKey[T] =
+    new ConfKey(name, entry(name), parse)
 
-  private val EnabledEntry = entry("spark.planguard.enabled")
-  private val ModeEntry = entry("spark.planguard.mode")
-  private val CheckEntry = entry(CheckPattern)
-  private val InternalErrorsEntry = entry("spark.planguard.internalErrors")
-  private val NamingEntry = entry("spark.planguard.naming")
-  private val BatchScopeEntry = entry("spark.planguard.batchSchema.scope")
-  private val BatchEveryEntry = entry("spark.planguard.batchSchema.every")
-  private val PlannerEntry = entry("spark.planguard.planner.enabled")
-  private val checkKeys: Map[Invariant, String] =
-    Invariant.all.map(i => i -> s"${Prefix}check.${i.id}").toMap
-  /** The `allowed` value of a key that takes any positive integer. */
-  val PositiveInteger = "<positive integer>"
+  private val Enabled = key("spark.planguard.enabled")(_ == "true")
+  private val Mode = key("spark.planguard.mode")(Level.fromString)
+  private val InternalErrors = key("spark.planguard.internalErrors")(_ == "fail")
+  private val Naming = key("spark.planguard.naming")(_ == "spec")
+  private val BatchScope = key("spark.planguard.batchSchema.scope")(_ == "stages")
+  private val BatchEvery = key("spark.planguard.batchSchema.every")(_.toInt)
+  private val Planner = key("spark.planguard.planner.enabled")(_ == "true")
+  private val checkKeys: Map[Invariant, ConfKey[Level]] = Invariant.all.map { i =>
+    i -> new ConfKey(s"${Prefix}check.${i.id}", entry(CheckPattern), Level.fromString)
+  }.toMap
+  /** Every key planguard reads, by name. */
+  private val keys: Map[String, ConfKey[_]] = (Seq(Enabled, Mode, InternalErrors, Naming,
+    BatchScope, BatchEvery, Planner) ++ checkKeys.values).map(k => k.key -> k).toMap
 
   /** The kill switch: false makes every planguard rule a no-op. */
-  def enabled(conf: SQLConf): Boolean = read(conf, EnabledEntry, EnabledEntry.key).toBoolean
+  def enabled(conf: SQLConf): Boolean = Enabled.read(conf)
 
   /**
    * The level of one invariant: its own `check.<ID>` key if set, else `mode`, but no stricter than
@@ -62,68 +65,33 @@ object PlanGuardConf {
     level(conf, invariant, invariant.defaultLevel)
 
   /** As above, for a case of an invariant graver than its default level allows (NAMING's). */
-  def level(conf: SQLConf, invariant: Invariant, mildest: Level): Level = {
-    val key = checkKeys(invariant)
-    val set = SqlConfKeys.valueOf(conf, key)
-    if (set != null) Level.fromString(validate(CheckEntry, key, set))
-    else Level.fromString(read(conf, ModeEntry, ModeEntry.key)).min(mildest)
-  }
+  def level(conf: SQLConf, invariant: Invariant, mildest: Level): Level =
+    checkKeys(invariant).readSet(conf).getOrElse(Mode.read(conf).min(mildest))
 
   /** True when auto-generated column names follow seed 002 (`naming=spec`). */
-  def specNaming(conf: SQLConf): Boolean = read(conf, NamingEntry, NamingEntry.key) == "spec"
+  def specNaming(conf: SQLConf): Boolean = Naming.read(conf)
 
   /** True when BATCH_SCHEMA also checks every stage's output and every columnar batch. */
-  def batchSchemaAtStages(conf: SQLConf): Boolean =
-    read(conf, BatchScopeEntry, BatchScopeEntry.key) == "stages"
+  def batchSchemaAtStages(conf: SQLConf): Boolean = BatchScope.read(conf)
 
   /** BATCH_SCHEMA checks a partition's first row or batch and every Nth after it. */
-  def batchSchemaEvery(conf: SQLConf): Int = read(conf, BatchEveryEntry, BatchEveryEntry.key).toInt
+  def batchSchemaEvery(conf: SQLConf): Int = BatchEvery.read(conf)
 
   /** True when planguard's planner plans aggregations and equi-joins (docs/planner.md). */
-  def plannerEnabled(conf: SQLConf): Boolean = read(conf, PlannerEntry, PlannerEntry.key).toBoolean
+  def plannerEnabled(conf: SQLConf): Boolean = Planner.read(conf)
 
   /** True when planguard's own unexpected exceptions must fail the query. */
-  def failOnInternalError(conf: SQLConf): Boolean =
-    read(conf, InternalErrorsEntry, InternalErrorsEntry.key) == "fail"
+  def failOnInternalError(conf: SQLConf): Boolean = InternalErrors.read(conf)
 
   /**
    * Validates every `spark.planguard.*` key set in `conf`: unknown keys and invalid values
    * fail with an error that names the key and what is allowed.
    */
-  def validateAll(conf: SQLConf): Unit = SqlConfKeys.withPrefix(conf, Prefix).foreach { key =>
-    val declared = entries.find(_.key == key).orElse {
-      val id = key.stripPrefix(s"${Prefix}check.")
-      if (key.startsWith(s"${Prefix}check.") && Invariant.byId.contains(id)) Some(CheckEntry)
-      else None
-    }
-    declared match {
-      case Some(e) => read(conf, e, key)
-      case None => throw PlanGuardErrors.unknownConf(key,
+  def validateAll(conf: SQLConf): Unit = SqlConfKeys.withPrefix(conf, Prefix).foreach { name =>
+    keys.get(name) match {
+      case Some(k) => k.read(conf)
+      case None => throw PlanGuardErrors.unknownConf(name,
         entries.map(_.key) ++ Invariant.all.map(i => s"${Prefix}check.${i.id}"))
-    }
-  }
-
-  /**
-   * Keys are read many times per query, mostly as the same string each time (the default, or the
-   * value as set): the last string validated for each key, compared by identity, and its value.
-   */
-  private val lastValidated = new ConcurrentHashMap[String, (String, String)]()
-
-  private def read(conf: SQLConf, e: ConfEntry, key: String): String = {
-    val set = SqlConfKeys.valueOf(conf, key)
-    validate(e, key, if (set == null) e.default else set)
-  }
-
-  private def validate(e: ConfEntry, key: String, raw: String): String = {
-    val last = lastValidated.get(key)
-    if (last != null && (last._1 eq raw)) last._2
-    else {
-      val value = raw.trim.toLowerCase(java.util.Locale.ROOT)
-      val allowed = if (e.allowed == Seq(PositiveInteger)) value.toIntOption.exists(_ > 0)
-        else e.allowed.contains(value)
-      if (!allowed) throw PlanGuardErrors.invalidConf(key, raw, e.allowed, e.doc)
-      lastValidated.put(key, (raw, value))
-      value
     }
   }
 }

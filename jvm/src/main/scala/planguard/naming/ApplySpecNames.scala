@@ -8,7 +8,6 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, ExprId}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.internal.SQLConf
 
 import planguard.Guarded
 import planguard.conf.PlanGuardConf
@@ -30,7 +29,7 @@ final case class ApplySpecNames(session: SparkSession) extends Rule[LogicalPlan]
   override def apply(plan: LogicalPlan): LogicalPlan = {
     var result = plan
     Guarded(session, ruleName) {
-      if (PlanGuardConf.specNaming(SQLConf.get)) result = rename(plan)
+      if (PlanGuardConf.specNaming(session.sessionState.conf)) result = rename(plan)
     }
     result
   }
@@ -61,7 +60,7 @@ final case class ApplySpecNames(session: SparkSession) extends Rule[LogicalPlan]
       case a: Alias if output(a.exprId) && GeneratedNames.isGenerated(a) => a
     }
     if (generated.isEmpty) Nil else {
-      val caseSensitive = SQLConf.get.caseSensitiveAnalysis
+      val caseSensitive = session.sessionState.conf.caseSensitiveAnalysis
       def key(name: String) = if (caseSensitive) name else name.toLowerCase(Locale.ROOT)
       val ids = generated.map(_.exprId).toSet
       val taken = mutable.HashSet(

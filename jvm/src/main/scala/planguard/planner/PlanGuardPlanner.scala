@@ -3,7 +3,6 @@ package planguard.planner
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, ReturnAnswer}
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
-import org.apache.spark.sql.internal.SQLConf
 
 import planguard.Guarded
 import planguard.conf.PlanGuardConf
@@ -30,7 +29,13 @@ final case class PlanGuardPlanner(session: SparkSession) extends SparkStrategy {
 
   /** `lowering`, when the planner is on and the plan a batch one; nothing otherwise. */
   private def planned(plan: LogicalPlan)(lowering: => Seq[SparkPlan]): Seq[SparkPlan] =
-    Guarded.orElse(session, getClass.getName, Seq.empty[SparkPlan]) {
-      if (!PlanGuardConf.plannerEnabled(SQLConf.get) || plan.isStreaming) Nil else lowering
+    Guarded.orElse(session, PlanGuardPlanner.Name, Seq.empty[SparkPlan]) {
+      if (!PlanGuardConf.plannerEnabled(session.sessionState.conf) || plan.isStreaming) Nil
+      else lowering
     }
+}
+
+object PlanGuardPlanner {
+  // Spark builds its strategies anew each time it plans a node: the name is taken once.
+  private val Name = classOf[PlanGuardPlanner].getName
 }

@@ -2,7 +2,6 @@ package planguard.rules
 
 import java.lang.ref.WeakReference
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 /**
@@ -16,17 +15,27 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 private[planguard] object AnalyzedPlans {
   private val Remembered = 8
 
-  private val recent = ThreadLocal.withInitial[List[WeakReference[LogicalPlan]]](() => Nil)
-
-  def remember(analyzed: LogicalPlan): Unit =
-    recent.set((new WeakReference(analyzed) :: recent.get).take(Remembered))
-
-  def of(optimizedRoot: LogicalPlan): Option[LogicalPlan] = {
-    val output = optimizedRoot.output
-    recent.get.iterator.flatMap(r => Option(r.get)).find(a => sameAttributes(a.output, output))
+  /** The last roots remembered on one thread: a ring, written at `next`. */
+  private final class Recent {
+    val roots = new Array[WeakReference[LogicalPlan]](Remembered)
+    var next = 0
   }
 
-  // The same attributes, nearly always in the same order: compared in order before as sets.
-  private def sameAttributes(a: Seq[Attribute], b: Seq[Attribute]): Boolean =
-    a.corresponds(b)(_.exprId == _.exprId) || AttributeSet(a) == AttributeSet(b)
+  private val recent = ThreadLocal.withInitial[Recent](() => new Recent)
+
+  def remember(analyzed: LogicalPlan): Unit = {
+    val r = recent.get
+    r.roots(r.next) = new WeakReference(analyzed)
+    r.next = (r.next + 1) % Remembered
+  }
+
+  /** The most recent root with the same output attributes as `optimizedRoot`. */
+  def of(optimizedRoot: LogicalPlan): Option[LogicalPlan] = {
+    val r = recent.get
+    val output = optimizedRoot.output
+    (1 to Remembered).iterator
+      .flatMap(back => Option(r.roots((r.next - back + Remembered) % Remembered)))
+      .flatMap(ref => Option(ref.get))
+      .find(a => PlannedQuery.sameOutput(a.output, output))
+  }
 }

@@ -26,7 +26,7 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
 
   override def apply(plan: SparkPlan): SparkPlan = {
     Guarded(session, ruleName) {
-      PlannedQuery.whole(plan, session).foreach { qe =>
+      PlannedQuery.whole(plan, PlannedQuery.owner(plan, session)).foreach { qe =>
         val reoptimized = plan.logicalLink.filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
         reoptimized.foreach { logical =>
           Violations.check(session, Invariant.OptimizerSchema, Phase.AdaptiveReoptimization,

@@ -19,7 +19,7 @@ import planguard.conf.{Level, PlanGuardConf}
 final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = Guarded(session, "CheckAnalyzedPlan") {
-    val conf = SQLConf.get
+    val conf = session.sessionState.conf
     // Every query is analyzed: the place to reject an unknown spark.planguard.* key once.
     PlanGuardConf.validateAll(conf)
     if (PlanGuardConf.level(conf, Invariant.UniqueField) != Level.Off) {

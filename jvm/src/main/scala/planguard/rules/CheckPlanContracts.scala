@@ -2,12 +2,11 @@ package planguard.rules
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.internal.SQLConf
 
 import planguard.{Departure, Invariant, Violations}
 import planguard.checks.{DeepestDeparture, DistributionCheck, OperatorContractCheck,
   PreparationReplay}
-import planguard.conf.{Level, PlanGuardConf}
+import planguard.conf.Level
 
 /**
  * DISTRIBUTION and OPERATOR_CONTRACT, on any prepared physical plan: a query's, a subquery's, an
@@ -20,19 +19,29 @@ object CheckPlanContracts {
   private final case class Contract(invariant: Invariant, ofOperator: SparkPlan => Departure,
       ofPlan: SparkPlan => Departure)
 
-  private val contracts = IndexedSeq(
+  private val contracts = Array(
     Contract(Invariant.Distribution, DistributionCheck.requirements, DistributionCheck(_)),
     Contract(Invariant.OperatorContract, OperatorContractCheck.contract, OperatorContractCheck(_)))
 
   def apply(session: SparkSession, plan: SparkPlan, phase: String): Unit = {
-    val conf = SQLConf.get
-    val checked = contracts.filter(c => PlanGuardConf.level(conf, c.invariant) != Level.Off)
-    if (checked.nonEmpty) {
-      checked.zip(DeepestDeparture.each(plan, checked.map(_.ofOperator))).foreach {
-        case (contract, departure) =>
-          Violations.check(session, contract.invariant, phase, plan)(departure)(_ =>
-            culprit(session, plan)(!contract.ofPlan(_).isEmpty))
+    // Every plan Spark prepares comes here: plain arrays and loops (see DeepestDeparture).
+    val levels = new Array[Level](contracts.length)
+    val checked = new Array[SparkPlan => Departure](contracts.length)
+    var i = 0
+    while (i < contracts.length) {
+      levels(i) = Violations.level(session, contracts(i).invariant)
+      if (levels(i) != Level.Off) checked(i) = contracts(i).ofOperator
+      i += 1
+    }
+    val found = DeepestDeparture.each(plan, checked)
+    i = 0
+    while (i < contracts.length) {
+      val contract = contracts(i)
+      if (found(i) != null) {
+        Violations.checkAt(levels(i), session, contract.invariant, phase, plan)(found(i))(_ =>
+          culprit(session, plan)(!contract.ofPlan(_).isEmpty))
       }
+      i += 1
     }
   }
 

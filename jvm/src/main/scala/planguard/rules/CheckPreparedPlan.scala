@@ -4,7 +4,6 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
-import org.apache.spark.sql.internal.SQLConf
 
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution,
@@ -24,7 +23,8 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
   override def apply(plan: SparkPlan): SparkPlan = {
     var result = plan
     Guarded(session, ruleName) {
-      PlannedQuery.of(plan, session).filter(_.firstCheck()).foreach { query =>
+      val owner = PlannedQuery.owner(plan, session)
+      PlannedQuery.of(plan, owner, session).filter(_.firstCheck()).foreach { query =>
         Violations.check(session, Invariant.OptimizerSchema, Phase.Optimization, query.optimized)(
           OptimizerSchemaCheck(query.analyzed, query.optimized)) { _ =>
           OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
@@ -35,7 +35,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           PlanningSchemaCheck(query.optimized, planned))(_ =>
           StrategyAttribution.strategyOf(session, planned))
       }
-      PlannedQuery.whole(plan, session).foreach { qe =>
+      PlannedQuery.whole(plan, owner).foreach { qe =>
         Violations.check(session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
           PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
           PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
@@ -45,7 +45,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
         case _: AdaptiveSparkPlanExec =>
         case _ =>
           CheckPlanContracts(session, plan, Phase.Preparation)
-          result = PlaceBatchChecks(plan, SQLConf.get)
+          result = PlaceBatchChecks(plan, session.sessionState.conf)
       }
     }
     result

@@ -2,6 +2,7 @@ package planguard.rules
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan, SQLExecution}
@@ -29,17 +30,18 @@ object PlannedQuery {
   private val Checked = TreeNodeTag[Unit]("planguard.checked")
 
   /**
-   * Finds the query that `plan` is the whole physical plan of. Subquery plans, adaptive stages
-   * and other plans prepared inside a query have none of their own: the check of the query they
-   * belong to covers its result.
+   * Finds the query that `plan` is the whole physical plan of, given the plan's `owner`. Subquery
+   * plans, adaptive stages and other plans prepared inside a query have none of their own: the
+   * check of the query they belong to covers its result.
    */
-  def of(plan: SparkPlan, session: SparkSession): Option[PlannedQuery] = {
+  def of(plan: SparkPlan, owner: Option[QueryExecution], session: SparkSession)
+      : Option[PlannedQuery] = {
     val root = plan match {
       case adaptive: AdaptiveSparkPlanExec => adaptive.inputPlan.logicalLink
       case _ => plan.logicalLink
     }
     root.flatMap { plannedRoot =>
-      owner(plan, session) match {
+      owner match {
         case Some(qe) =>
           if (qe.sparkPlan.logicalLink.exists(_ eq plannedRoot)) {
             Some(PlannedQuery(qe.analyzed, qe.optimizedPlan, Some(qe.sparkPlan), plannedRoot))
@@ -58,14 +60,18 @@ object PlannedQuery {
    * those of the query's planned root; an exchange is a stage boundary, never a whole plan. A
    * command outputs no attributes, so only its own prepared plan is taken for it.
    */
-  def whole(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = plan match {
+  def whole(plan: SparkPlan, owner: Option[QueryExecution]): Option[QueryExecution] = plan match {
     case _: Exchange => None
-    case _ => owner(plan, session).filter { qe =>
+    case _ => owner.filter { qe =>
       if (qe.sparkPlan.output.isEmpty) {
         plan.logicalLink.exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
-      } else qe.sparkPlan.outputSet == plan.outputSet
+      } else sameOutput(qe.sparkPlan.output, plan.output)
     }
   }
+
+  /** The same attributes, nearly always in the same order: compared in order before as sets. */
+  def sameOutput(a: Seq[Attribute], b: Seq[Attribute]): Boolean =
+    a.corresponds(b)(_.exprId == _.exprId) || AttributeSet(a) == AttributeSet(b)
 
   /**
    * The QueryExecution that may own `plan`: the adaptive plan's own, or the one of the running SQL

@@ -1,8 +1,8 @@
 package planguard.rules
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.internal.SQLConf
 
 import planguard.conf.PlanGuardConf
 
@@ -11,9 +11,9 @@ import planguard.conf.PlanGuardConf
  * a plan prepared outside a SQL execution (explain, cache, df.rdd) can be traced back to it.
  * Returns the plan unchanged.
  */
-object RememberAnalyzedPlan extends Rule[LogicalPlan] {
+final case class RememberAnalyzedPlan(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
-    if (PlanGuardConf.enabled(SQLConf.get)) AnalyzedPlans.remember(plan)
+    if (PlanGuardConf.enabled(session.sessionState.conf)) AnalyzedPlans.remember(plan)
     plan
   }
 }

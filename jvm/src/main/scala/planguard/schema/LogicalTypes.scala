@@ -15,7 +15,7 @@ object LogicalTypes {
   /** True when a value of `actual` type is a valid value of `expected` type. */
   def conforms(expected: DataType, actual: DataType): Boolean = (expected, actual) match {
     case (e: StructType, a: StructType) =>
-      e.length == a.length && e.fields.zip(a.fields).forall { case (ef, af) => conforms(ef, af) }
+      e.length == a.length && e.fields.indices.forall(i => conforms(e.fields(i), a.fields(i)))
     case (ArrayType(e, eNull), ArrayType(a, aNull)) => tightens(eNull, aNull) && conforms(e, a)
     case (MapType(ek, ev, eNull), MapType(ak, av, aNull)) =>
       tightens(eNull, aNull) && conforms(ek, ak) && conforms(ev, av)

@@ -1,0 +1,44 @@
+package planguard.conf
+
+import java.util.Locale
+
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.planguard.SqlConfKeys
+
+import planguard.errors.PlanGuardErrors
+
+/**
+ * One `spark.planguard.*` key as planguard reads it: validated against its declared entry on
+ * every read, so that a typo fails the query that would have relied on it, and read as a `T`
+ * (`parse` takes the value's normal form: trimmed, lower case). A query reads each key several
+ * times, nearly always as the same string (the default, or the value as set): the last string
+ * validated, compared by identity, and its value are kept with the key, so that a read costs one
+ * lookup among the conf's settings.
+ */
+private[conf] final class ConfKey[T](val key: String, entry: ConfEntry, parse: String => T) {
+  @volatile private var last: (String, T) = _
+
+  /** The value set, or the default. */
+  def read(conf: SQLConf): T = {
+    val set = SqlConfKeys.valueOf(conf, key)
+    validate(if (set == null) entry.default else set)
+  }
+
+  /** The value set, if any. */
+  def readSet(conf: SQLConf): Option[T] = Option(SqlConfKeys.valueOf(conf, key)).map(validate)
+
+  private def validate(raw: String): T = {
+    val known = last
+    if (known != null && (known._1 eq raw)) known._2
+    else {
+      val normal = raw.trim.toLowerCase(Locale.ROOT)
+      val allowed =
+        if (entry.allowed == Seq(PlanGuardConf.PositiveInteger)) normal.toIntOption.exists(_ > 0)
+        else entry.allowed.contains(normal)
+      if (!allowed) throw PlanGuardErrors.invalidConf(key, raw, entry.allowed, entry.doc)
+      val value = parse(normal)
+      last = (raw, value)
+      value
+    }
+  }
+}
