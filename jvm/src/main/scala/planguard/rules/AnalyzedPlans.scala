@@ -33,9 +33,13 @@ private[planguard] object AnalyzedPlans {
   def of(optimizedRoot: LogicalPlan): Option[LogicalPlan] = {
     val r = recent.get
     val output = optimizedRoot.output
-    (1 to Remembered).iterator
-      .flatMap(back => Option(r.roots((r.next - back + Remembered) % Remembered)))
-      .flatMap(ref => Option(ref.get))
-      .find(a => PlannedQuery.sameOutput(a.output, output))
+    var back = 1
+    while (back <= Remembered) {
+      val ref = r.roots((r.next - back + Remembered) % Remembered)
+      val root = if (ref == null) null else ref.get
+      if (root != null && PlannedQuery.sameOutput(root.output, output)) return Some(root)
+      back += 1
+    }
+    None
   }
 }
