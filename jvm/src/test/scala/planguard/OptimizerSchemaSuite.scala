@@ -157,4 +157,22 @@ class OptimizerSchemaSuite extends SparkSessions {
     val unknown = intercept[PlanGuardConfException](spark.range(1).collect())
     assert(unknown.getMessage.contains("spark.planguard.mdoe"))
   }
+
+  test("each key is read as its value is now, in its normal form, validated on every read") {
+    val spark = newSession(Seq(planguard, swapColumns),
+      "spark.planguard.check.OPTIMIZER_SCHEMA" -> " WARN ")
+    def query() = spark.range(3).selectExpr("id as a", "id as b").collect()
+    assert(warningsDuring(query()).size == 1)
+    spark.conf.set("spark.planguard.check.OPTIMIZER_SCHEMA", "fail")
+    intercept[InvariantViolation](query())
+    spark.conf.set("spark.planguard.check.OPTIMIZER_SCHEMA", "off")
+    assert(warningsDuring(query()).isEmpty)
+    spark.conf.set("spark.planguard.batchSchema.every", "0")
+    val count = intercept[PlanGuardConfException](spark.range(1).collect())
+    assert(count.getMessage.contains("spark.planguard.batchSchema.every"))
+    spark.conf.set("spark.planguard.batchSchema.every", "7")
+    spark.conf.set("spark.planguard.check.NOT_AN_INVARIANT", "off")
+    val unknown = intercept[PlanGuardConfException](spark.range(1).collect())
+    assert(unknown.getMessage.contains("spark.planguard.check.NOT_AN_INVARIANT"))
+  }
 }
