@@ -6,7 +6,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.trees.TreeNode
 import org.slf4j.LoggerFactory
 
-import planguard.conf.{Level, PlanGuardConf}
+import planguard.conf.{Level, Levels, PlanGuardConf}
 import planguard.errors.InvariantViolation
 import planguard.report.{ViolationLog, ViolationRecord}
 
@@ -39,6 +39,11 @@ object Violations {
   def level(session: SparkSession, invariant: Invariant, mildest: Option[Level] = None): Level =
     PlanGuardConf.level(session.sessionState.conf, invariant,
       mildest.getOrElse(invariant.defaultLevel))
+
+  /** As `check`, at its level among `levels`, read once for the rule that checks. */
+  def checkWith[D <: Departure](levels: Levels, session: SparkSession, invariant: Invariant,
+      phase: String, plan: TreeNode[_])(diff: => D)(rule: D => Option[String]): Unit =
+    checkAt(levels(invariant), session, invariant, phase, plan)(diff)(rule)
 
   /** As `check`, at a level already read. */
   def checkAt[D <: Departure](level: Level, session: SparkSession, invariant: Invariant,

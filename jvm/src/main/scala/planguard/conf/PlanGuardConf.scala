@@ -50,6 +50,8 @@ object PlanGuardConf {
   private val checkKeys: Map[Invariant, ConfKey[Level]] = Invariant.all.map { i =>
     i -> new ConfKey(s"${Prefix}check.${i.id}", entry(CheckPattern), Level.fromString)
   }.toMap
+  private[conf] def checkKey(invariant: Invariant): ConfKey[Level] = checkKeys(invariant)
+  private[conf] def mode(conf: SQLConf): Level = Mode.read(conf)
   /** Every key planguard reads, by name. */
   private val keys: Map[String, ConfKey[_]] = (Seq(Enabled, Mode, InternalErrors, Naming,
     BatchScope, BatchEvery, Planner) ++ checkKeys.values).map(k => k.key -> k).toMap
@@ -66,7 +68,10 @@ object PlanGuardConf {
 
   /** As above, for a case of an invariant graver than its default level allows (NAMING's). */
   def level(conf: SQLConf, invariant: Invariant, mildest: Level): Level =
-    checkKeys(invariant).readSet(conf).getOrElse(Mode.read(conf).min(mildest))
+    levels(conf)(invariant, mildest)
+
+  /** Levels for a rule that reads several: the mode is read once. */
+  def levels(conf: SQLConf): Levels = new Levels(conf)
 
   /** True when auto-generated column names follow seed 002 (`naming=spec`). */
   def specNaming(conf: SQLConf): Boolean = Naming.read(conf)

@@ -51,8 +51,9 @@ object GeneratedNames {
    * y"))`) resolves to that expression, which must not inherit the tag.
    */
   final case class Mark(session: SparkSession) extends Rule[LogicalPlan] {
+    // Runs in every Hints-batch iteration: a plan with nothing to mark reads no conf.
     override def apply(plan: LogicalPlan): LogicalPlan = {
-      Guarded(session, ruleName)(mark(plan))
+      if (plan.containsPattern(UNRESOLVED_ALIAS)) Guarded(session, ruleName)(mark(plan))
       plan
     }
 
@@ -70,8 +71,9 @@ object GeneratedNames {
 
   /** Remembers the tagged aliases of a plan's unanalyzed nodes, in the Resolution batch. */
   final case class Remember(session: SparkSession) extends Rule[LogicalPlan] {
+    // Runs in every Resolution-batch iteration: a plan with nothing to remember reads no conf.
     override def apply(plan: LogicalPlan): LogicalPlan = {
-      Guarded(session, ruleName)(visit(plan))
+      if (!plan.analyzed && plan.containsPattern(ALIAS)) Guarded(session, ruleName)(visit(plan))
       plan
     }
 

@@ -7,6 +7,7 @@ import org.apache.spark.sql.execution.adaptive.QueryStageExec
 
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution, PhysicalSchemaCheck}
+import planguard.conf.PlanGuardConf
 
 /**
  * Adaptive execution plans a query again after each stage: every re-planned physical plan must keep
@@ -26,11 +27,13 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
 
   override def apply(plan: SparkPlan): SparkPlan = {
     Guarded(session, ruleName) {
+      val levels = PlanGuardConf.levels(session.sessionState.conf)
       PlannedQuery.whole(plan, PlannedQuery.owner(plan, session)).foreach { qe =>
         val reoptimized = plan.logicalLink.filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
         reoptimized.foreach { logical =>
-          Violations.check(session, Invariant.OptimizerSchema, Phase.AdaptiveReoptimization,
-            logical)(OptimizerSchemaCheck(qe.analyzed, qe.optimizedPlan, logical)) { _ =>
+          Violations.checkWith(levels, session, Invariant.OptimizerSchema,
+            Phase.AdaptiveReoptimization, logical)(
+            OptimizerSchemaCheck(qe.analyzed, qe.optimizedPlan, logical)) { _ =>
             OptimizerReplay.firstBreakingOf(
               session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules, qe.optimizedPlan,
               "adaptive runtime optimizer rule") { p =>
@@ -38,12 +41,13 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
             }
           }
         }
-        Violations.check(session, Invariant.PhysicalSchema, Phase.AdaptiveReoptimization, plan)(
+        Violations.checkWith(levels, session, Invariant.PhysicalSchema,
+          Phase.AdaptiveReoptimization, plan)(
           PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
           PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
       if (Violations.plannedOnly || plan.exists(_.isInstanceOf[QueryStageExec])) {
-        CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization)
+        CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels)
       }
     }
     plan

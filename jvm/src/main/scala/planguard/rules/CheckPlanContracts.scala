@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import planguard.{Departure, Invariant, Violations}
 import planguard.checks.{DeepestDeparture, DistributionCheck, OperatorContractCheck,
   PreparationReplay}
-import planguard.conf.Level
+import planguard.conf.{Level, Levels}
 
 /**
  * DISTRIBUTION and OPERATOR_CONTRACT, on any prepared physical plan: a query's, a subquery's, an
@@ -23,14 +23,14 @@ object CheckPlanContracts {
     Contract(Invariant.Distribution, DistributionCheck.requirements, DistributionCheck(_)),
     Contract(Invariant.OperatorContract, OperatorContractCheck.contract, OperatorContractCheck(_)))
 
-  def apply(session: SparkSession, plan: SparkPlan, phase: String): Unit = {
+  def apply(session: SparkSession, plan: SparkPlan, phase: String, levels: Levels): Unit = {
     // Every plan Spark prepares comes here: plain arrays and loops (see DeepestDeparture).
-    val levels = new Array[Level](contracts.length)
+    val at = new Array[Level](contracts.length)
     val checked = new Array[SparkPlan => Departure](contracts.length)
     var i = 0
     while (i < contracts.length) {
-      levels(i) = Violations.level(session, contracts(i).invariant)
-      if (levels(i) != Level.Off) checked(i) = contracts(i).ofOperator
+      at(i) = levels(contracts(i).invariant)
+      if (at(i) != Level.Off) checked(i) = contracts(i).ofOperator
       i += 1
     }
     val found = DeepestDeparture.each(plan, checked)
@@ -38,7 +38,7 @@ object CheckPlanContracts {
     while (i < contracts.length) {
       val contract = contracts(i)
       if (found(i) != null) {
-        Violations.checkAt(levels(i), session, contract.invariant, phase, plan)(found(i))(_ =>
+        Violations.checkAt(at(i), session, contract.invariant, phase, plan)(found(i))(_ =>
           culprit(session, plan)(!contract.ofPlan(_).isEmpty))
       }
       i += 1

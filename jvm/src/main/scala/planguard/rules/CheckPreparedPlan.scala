@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution,
   PhysicalSchemaCheck, PlanningSchemaCheck, StrategyAttribution}
+import planguard.conf.PlanGuardConf
 
 /**
  * The contracts of a prepared physical plan, checked once Spark has prepared it — after planning,
@@ -23,20 +24,23 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
   override def apply(plan: SparkPlan): SparkPlan = {
     var result = plan
     Guarded(session, ruleName) {
+      val levels = PlanGuardConf.levels(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
       PlannedQuery.of(plan, owner, session).filter(_.firstCheck()).foreach { query =>
-        Violations.check(session, Invariant.OptimizerSchema, Phase.Optimization, query.optimized)(
+        Violations.checkWith(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
+          query.optimized)(
           OptimizerSchemaCheck(query.analyzed, query.optimized)) { _ =>
           OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
             query.analyzed.clone())(!OptimizerSchemaCheck(query.analyzed, _).isEmpty)
         }
         val planned = query.planned.getOrElse(plan)
-        Violations.check(session, Invariant.PlanningSchema, Phase.PhysicalPlanning, planned)(
+        Violations.checkWith(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
+          planned)(
           PlanningSchemaCheck(query.optimized, planned))(_ =>
           StrategyAttribution.strategyOf(session, planned))
       }
       PlannedQuery.whole(plan, owner).foreach { qe =>
-        Violations.check(session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
+        Violations.checkWith(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
           PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
           PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
       }
@@ -44,8 +48,8 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
         // A leaf here: its stages, re-plannings and final stage are checked as they come.
         case _: AdaptiveSparkPlanExec =>
         case _ =>
-          CheckPlanContracts(session, plan, Phase.Preparation)
-          result = PlaceBatchChecks(plan, session.sessionState.conf)
+          CheckPlanContracts(session, plan, Phase.Preparation, levels)
+          result = PlaceBatchChecks(plan, session.sessionState.conf, levels)
       }
     }
     result

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.internal.SQLConf
 
 import planguard.Invariant
-import planguard.conf.{Level, PlanGuardConf}
+import planguard.conf.{Level, Levels, PlanGuardConf}
 import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
 
 /**
@@ -21,8 +21,8 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
  */
 object PlaceBatchChecks {
 
-  def apply(plan: SparkPlan, conf: SQLConf): SparkPlan =
-    PlanGuardConf.level(conf, Invariant.BatchSchema) match {
+  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels): SparkPlan =
+    levels(Invariant.BatchSchema) match {
       case Level.Off => plan
       case level => place(plan, conf, level == Level.Fail)
     }
