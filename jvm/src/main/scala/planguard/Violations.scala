@@ -33,12 +33,8 @@ object Violations {
   def check[D <: Departure](session: SparkSession, invariant: Invariant, phase: String,
       plan: TreeNode[_], mildest: Option[Level] = None)(
       diff: => D)(rule: D => Option[String] = (_: D) => None): Unit =
-    checkAt(level(session, invariant, mildest), session, invariant, phase, plan)(diff)(rule)
-
-  /** The level `check` runs an invariant at in `session`. */
-  def level(session: SparkSession, invariant: Invariant, mildest: Option[Level] = None): Level =
-    PlanGuardConf.level(session.sessionState.conf, invariant,
-      mildest.getOrElse(invariant.defaultLevel))
+    checkAt(PlanGuardConf.level(session.sessionState.conf, invariant,
+      mildest.getOrElse(invariant.defaultLevel)), session, invariant, phase, plan)(diff)(rule)
 
   /** As `check`, at its level among `levels`, read once for the rule that checks. */
   def checkWith[D <: Departure](levels: Levels, session: SparkSession, invariant: Invariant,
