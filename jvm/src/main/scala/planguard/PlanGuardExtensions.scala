@@ -38,8 +38,9 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       }
       // The columnar hook after the transitions runs on both the adaptive and the non-adaptive
       // path, on the prepared plan, before anything executes: the place to check the
-      // optimizer's, the planner's and the preparation's contracts and to stop a query.
-      extensions.injectColumnar(session => new PlanGuardColumnarRule(session))
+      // optimizer's, the planner's and the preparation's contracts and to stop a query. Placed
+      // to run after every other extension's columnar rules, whatever the extensions' order.
+      ColumnarChecksLast.inject(extensions, session => new PlanGuardColumnarRule(session))
       // Adaptive execution runs query-stage preparation rules on each whole re-planned plan.
       extensions.injectQueryStagePrepRule(session => CheckAdaptivePlan(session))
       // Injected strategies come before Spark's own, at initial planning and at every adaptive

@@ -1,5 +1,6 @@
 package planguard.checks
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.{DataType, NullType, StructField, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
@@ -8,31 +9,43 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
 /**
  * BATCH_SCHEMA (seed 004 §3.6): what execution produced against the plan's schema. A row is
  * checked on what it carries, its field count; a columnar batch on its column count and each
- * vector's data type (LogicalTypes.stores).
+ * vector's data type (LogicalTypes.stores). Both are checked for nulls in the columns a query's
+ * analyzed schema declares NOT NULL (`promised`, positions): the promise the user was given,
+ * whatever nullability the plan's operators declare.
  */
 object BatchSchemaCheck {
 
-  def row(expected: StructType, numFields: Int): SchemaDiff = {
+  def row(expected: StructType, row: InternalRow, promised: Seq[Int]): SchemaDiff = {
+    val numFields = row.numFields
     val differences =
-      if (numFields == expected.length) Nil
+      if (numFields == expected.length) nulls(expected, promised, i => row.isNullAt(i))
       else Seq(s"a row has $numFields fields, the plan ${expected.length}") ++
         (numFields until expected.length).map(i => s"#$i missing ${expected(i).name}")
-    diff(expected, differences, "rows: field count", carried(expected, numFields, _ => None))
+    diff(expected, differences, "rows: field count and promised NOT NULL columns",
+      carried(expected, numFields, _ => None))
   }
 
-  def batch(expected: StructType, batch: ColumnarBatch): SchemaDiff = {
+  def batch(expected: StructType, batch: ColumnarBatch, promised: Seq[Int]): SchemaDiff = {
     val n = batch.numCols()
     val types = (i: Int) => Some(batch.column(i).dataType())
-    val differences = (if (n == expected.length) Nil
+    val differences = (if (n == expected.length) nulls(expected, promised,
+        i => batch.column(i).hasNull)
       else Seq(s"a batch has $n columns, the plan ${expected.length}")) ++
       (0 until math.min(n, expected.length)).flatMap { i =>
         val v = batch.column(i).dataType()
         if (LogicalTypes.stores(expected(i).dataType, v)) None
         else Some(s"#$i ${expected(i).name}: vector type ${expected(i).dataType.sql} -> ${v.sql}")
       }
-    diff(expected, differences, "columnar batches: column count and vector types",
+    diff(expected, differences,
+      "columnar batches: column count, vector types and promised NOT NULL columns",
       carried(expected, n, types))
   }
+
+  private def nulls(expected: StructType, promised: Seq[Int], isNull: Int => Boolean)
+      : Seq[String] =
+    promised.filter(isNull).map { i =>
+      s"#$i ${expected(i).name}: a null in a column the query's schema declares NOT NULL"
+    }
 
   // The actual schema is built only for a violation: the check runs while the query does.
   private def diff(expected: StructType, differences: Seq[String], comparison: String,

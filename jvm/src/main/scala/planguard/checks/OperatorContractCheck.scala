@@ -68,8 +68,9 @@ object OperatorContractCheck {
    */
   private def outputs(op: SparkPlan, expected: Seq[Attribute], contract: => String): Departure = {
     val actual = op.output
-    if (LogicalTypes.conforms(expected, actual)) PlanDeparture.None
-    else SchemaDiff.exact(schema(expected), schema(actual), s"$contract; ${OperatorString(op)}")
+    if (LogicalTypes.Exact.conforms(expected, actual)) PlanDeparture.None
+    else SchemaDiff.exact(schema(expected), schema(actual), s"$contract; ${OperatorString(op)}",
+      LogicalTypes.Exact)
   }
 
   private def joined(join: BaseJoinExec): Departure = {
@@ -88,10 +89,11 @@ object OperatorContractCheck {
     }
     val actual = join.output
     val notNull = padded.filter(i => i < actual.length && !actual(i).nullable)
-    if (LogicalTypes.conforms(expected, actual) && notNull.isEmpty) PlanDeparture.None
+    if (LogicalTypes.Exact.conforms(expected, actual) && notNull.isEmpty) PlanDeparture.None
     else {
       val diff = SchemaDiff.exact(schema(expected), schema(actual),
-        s"a ${join.joinType} join outputs ${joinShape(join)}; ${OperatorString(join)}")
+        s"a ${join.joinType} join outputs ${joinShape(join)}; ${OperatorString(join)}",
+        LogicalTypes.Exact)
       diff.copy(differences = diff.differences ++ notNull.map { i =>
         s"#$i ${actual(i).name}: NOT NULL, but a ${join.joinType} join pads it with nulls"
       })

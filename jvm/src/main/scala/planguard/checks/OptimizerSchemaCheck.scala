@@ -1,33 +1,43 @@
 package planguard.checks
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.types.StructType
 
 import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
- * OPTIMIZER_SCHEMA (seed 004 §3.7): optimisation keeps the analyzed plan's output schema —
- * exactly when the analyzed root is a projection, as a multiset otherwise. Nullability may
- * tighten, never loosen. Qualifiers are not part of the output schema, so they may change.
+ * OPTIMIZER_SCHEMA: optimisation keeps the analyzed plan's output schema — names, types and
+ * metadata, exactly when the analyzed root is a projection, as a multiset otherwise. Qualifiers
+ * are not part of the output schema, so they may change; nor is declared nullability, which the
+ * optimizer restates either way as it replaces the operators that produce a column (a
+ * decorrelated subquery becomes an outer join, INTERSECT a semi join keeping its left side's
+ * nullability, a function its implementation). What the analyzed nullability promises of the
+ * values is checked on the rows (BATCH_SCHEMA).
  */
 object OptimizerSchemaCheck {
 
   /** The difference between the analyzed and the optimized schema; empty when the contract holds. */
-  def apply(analyzed: LogicalPlan, optimized: LogicalPlan): SchemaDiff =
-    apply(analyzed, analyzed, optimized)
+  def apply(analyzed: LogicalPlan, optimized: LogicalPlan, types: LogicalTypes): SchemaDiff =
+    apply(analyzed, analyzed, optimized, types)
 
   /**
    * The same contract from an earlier optimized plan: adaptive re-optimization must keep the
    * schema the optimizer produced, and a break the optimizer made is reported once, there.
-   * Nullability the optimizer tightened may loosen back to the analyzed plan's.
    */
-  def apply(analyzed: LogicalPlan, before: LogicalPlan, after: LogicalPlan): SchemaDiff = {
+  def apply(analyzed: LogicalPlan, before: LogicalPlan, after: LogicalPlan,
+      types: LogicalTypes): SchemaDiff = {
     val (from, to) = (ResultPlans.logical(before), ResultPlans.logical(after))
     // The usual case, cheaply: the same fields in the same order, none loosened.
-    if (LogicalTypes.conforms(from.output, to.output)) return SchemaDiff.Holds
-    val expected = SchemaDiff.nullableAsIn(from.schema, ResultPlans.logical(analyzed).schema)
-    val actual = to.schema
+    if (types.conforms(from.output, to.output)) return SchemaDiff.Holds
+    val (expected, actual) = (from.schema, to.schema)
     val why = ResultPlans.orderRule(analyzed)
-    if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why)
-    else SchemaDiff.asMultiset(expected, actual, why)
+    val compared =
+      if (ResultPlans.isProjected(analyzed)) {
+        SchemaDiff.exact(nullable(expected), nullable(actual), why, types)
+      } else SchemaDiff.asMultiset(nullable(expected), nullable(actual), why, types)
+    compared.copy(expected = expected, actual = actual)
   }
+
+  private def nullable(schema: StructType): StructType =
+    LogicalTypes.asNullable(schema).asInstanceOf[StructType]
 }

@@ -11,21 +11,22 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  * projected, as a multiset otherwise; nullability may tighten, never loosen.
  */
 object PhysicalSchemaCheck {
-  def apply(analyzed: LogicalPlan, planned: SparkPlan, prepared: SparkPlan): SchemaDiff = {
+  def apply(analyzed: LogicalPlan, planned: SparkPlan, prepared: SparkPlan,
+      types: LogicalTypes): SchemaDiff = {
     val logicalRoot = planned.logicalLink.getOrElse(analyzed)
     // A command whose query is not its physical child is checked as that query, elsewhere.
     val plannedQuery = ResultPlans.physical(planned, logicalRoot).getOrElse(planned)
     val preparedQuery = ResultPlans.physical(prepared, logicalRoot).getOrElse(plannedQuery)
     // The usual case, cheaply: the same fields in the same order, none loosened.
     if ((preparedQuery eq plannedQuery) ||
-        LogicalTypes.conforms(plannedQuery.output, preparedQuery.output)) {
+        types.conforms(plannedQuery.output, preparedQuery.output)) {
       return SchemaDiff.Holds
     }
     val expected =
-      SchemaDiff.nullableAsIn(plannedQuery.schema, ResultPlans.logical(analyzed).schema)
+      SchemaDiff.nullableAsIn(plannedQuery.schema, ResultPlans.logical(analyzed).schema, types)
     val actual = preparedQuery.schema
     val why = ResultPlans.orderRule(analyzed)
-    if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why)
-    else SchemaDiff.asMultiset(expected, actual, why)
+    if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why, types)
+    else SchemaDiff.asMultiset(expected, actual, why, types)
   }
 }

@@ -10,12 +10,12 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  * qualifiers stripped — names, order, types; nullability may tighten, never loosen.
  */
 object PlanningSchemaCheck {
-  def apply(optimized: LogicalPlan, planned: SparkPlan): SchemaDiff = {
+  def apply(optimized: LogicalPlan, planned: SparkPlan, types: LogicalTypes): SchemaDiff = {
     val logical = ResultPlans.logical(optimized)
     ResultPlans.physical(planned, optimized) match {
-      case Some(physical) if !LogicalTypes.conforms(logical.output, physical.output) =>
+      case Some(physical) if !types.conforms(logical.output, physical.output) =>
         SchemaDiff.exact(logical.schema, physical.schema,
-          "planning keeps the optimized schema, qualifiers stripped")
+          "planning keeps the optimized schema, qualifiers stripped", types)
       case _ => SchemaDiff.Holds
     }
   }

@@ -70,7 +70,8 @@ object PreparationReplay {
           columnar.map(_.preColumnarTransitions -> "columnar rule, before transitions") ++
           Seq(ApplyColumnarRulesAndInsertTransitions(Nil, outputsColumnar = false) ->
             "preparation rule") ++
-          columnar.map(_.postColumnarTransitions -> "columnar rule, after transitions")
+          // Spark applies the halves after the transitions in reverse order.
+          columnar.reverse.map(_.postColumnarTransitions -> "columnar rule, after transitions")
       case rule => Seq(rule -> "preparation rule")
     }
   }

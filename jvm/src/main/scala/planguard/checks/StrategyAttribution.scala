@@ -6,7 +6,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 
-import planguard.schema.SchemaDiff
+import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
  * Names the planner strategy that broke a contract: the one that planned the deepest logical node
@@ -17,7 +17,7 @@ import planguard.schema.SchemaDiff
 object StrategyAttribution {
 
   def strategyOf(session: SparkSession, physical: SparkPlan): Option[String] =
-    deepestDeparture(physical, None).flatMap { logical =>
+    deepestDeparture(physical, None, LogicalTypes.of(session.sessionState.conf)).flatMap { logical =>
       session.sessionState.planner.strategies.find { strategy =>
         try strategy(logical).nonEmpty catch { case NonFatal(_) => false }
       }.map(s => s"${s.getClass.getName.stripSuffix("$")} (planner strategy, planning " +
@@ -28,13 +28,13 @@ object StrategyAttribution {
    * A strategy plans one logical node into a few physical ones, each linked to it; the top-most
    * of them must have the node's schema.
    */
-  private def deepestDeparture(plan: SparkPlan, parentLink: Option[LogicalPlan])
-      : Option[LogicalPlan] = {
+  private def deepestDeparture(plan: SparkPlan, parentLink: Option[LogicalPlan],
+      types: LogicalTypes): Option[LogicalPlan] = {
     val link = plan.logicalLink
-    plan.children.iterator.flatMap(deepestDeparture(_, link)).nextOption().orElse {
+    plan.children.iterator.flatMap(deepestDeparture(_, link, types)).nextOption().orElse {
       link.filter { logical =>
         !parentLink.exists(_ eq logical) &&
-          !SchemaDiff.exact(logical.schema, plan.schema, "").isEmpty
+          !SchemaDiff.exact(logical.schema, plan.schema, "", types).isEmpty
       }
     }
   }

@@ -19,18 +19,20 @@ import planguard.schema.SchemaDiff
  *
  * @param output the producing operator's declared output
  * @param producer the class of the operator that produced the rows or batches, for the report
+ * @param promised the positions of the columns that must hold no null: those the query's
+ *                 analyzed schema declares NOT NULL, where the operator produces its result
  */
 final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: Boolean,
-    every: Int) {
+    every: Int, promised: Seq[Int]) {
 
   // Built where the check runs, not while the query is planned.
   @transient private lazy val schema: StructType = DataTypeUtils.fromAttributes(output)
 
   def rows(rows: Iterator[InternalRow]): Iterator[InternalRow] =
-    sampled(rows)(r => BatchSchemaCheck.row(schema, r.numFields))
+    sampled(rows)(r => BatchSchemaCheck.row(schema, r, promised))
 
   def batches(batches: Iterator[ColumnarBatch]): Iterator[ColumnarBatch] =
-    sampled(batches)(b => BatchSchemaCheck.batch(schema, b))
+    sampled(batches)(b => BatchSchemaCheck.batch(schema, b, promised))
 
   def all(rows: Array[InternalRow]): Array[InternalRow] = {
     this.rows(rows.iterator).foreach(_ => ())

@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.adaptive.QueryStageExec
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution, PhysicalSchemaCheck}
 import planguard.conf.PlanGuardConf
+import planguard.schema.LogicalTypes
 
 /**
  * Adaptive execution plans a query again after each stage: every re-planned physical plan must keep
@@ -28,23 +29,25 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
   override def apply(plan: SparkPlan): SparkPlan = {
     Guarded(session, ruleName) {
       val levels = PlanGuardConf.levels(session.sessionState.conf)
+      val types = LogicalTypes.of(session.sessionState.conf)
       PlannedQuery.whole(plan, PlannedQuery.owner(plan, session)).foreach { qe =>
         val reoptimized = plan.logicalLink.filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
         reoptimized.foreach { logical =>
           Violations.checkWith(levels, session, Invariant.OptimizerSchema,
             Phase.AdaptiveReoptimization, logical)(
-            OptimizerSchemaCheck(qe.analyzed, qe.optimizedPlan, logical)) { _ =>
+            OptimizerSchemaCheck(PlannedQuery.analyzed(qe), qe.optimizedPlan, logical, types)) { _ =>
             OptimizerReplay.firstBreakingOf(
               session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules, qe.optimizedPlan,
               "adaptive runtime optimizer rule") { p =>
-              !OptimizerSchemaCheck(qe.analyzed, qe.optimizedPlan, p).isEmpty
+              !OptimizerSchemaCheck(PlannedQuery.analyzed(qe), qe.optimizedPlan, p, types).isEmpty
             }
           }
         }
         Violations.checkWith(levels, session, Invariant.PhysicalSchema,
           Phase.AdaptiveReoptimization, plan)(
-          PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
-          PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
+          PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
+          PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
+            types))
       }
       if (Violations.plannedOnly || plan.exists(_.isInstanceOf[QueryStageExec])) {
         CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels)

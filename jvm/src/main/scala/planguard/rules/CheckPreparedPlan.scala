@@ -1,6 +1,7 @@
 package planguard.rules
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
@@ -9,6 +10,7 @@ import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution,
   PhysicalSchemaCheck, PlanningSchemaCheck, StrategyAttribution}
 import planguard.conf.PlanGuardConf
+import planguard.schema.LogicalTypes
 
 /**
  * The contracts of a prepared physical plan, checked once Spark has prepared it — after planning,
@@ -25,31 +27,35 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
     var result = plan
     Guarded(session, ruleName) {
       val levels = PlanGuardConf.levels(session.sessionState.conf)
+      val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
       PlannedQuery.of(plan, owner, session).filter(_.firstCheck()).foreach { query =>
         Violations.checkWith(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
           query.optimized)(
-          OptimizerSchemaCheck(query.analyzed, query.optimized)) { _ =>
+          OptimizerSchemaCheck(query.analyzed, query.optimized, types)) { _ =>
           OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
-            query.analyzed.clone())(!OptimizerSchemaCheck(query.analyzed, _).isEmpty)
+            query.analyzed.clone())(!OptimizerSchemaCheck(query.analyzed, _, types).isEmpty)
         }
         val planned = query.planned.getOrElse(plan)
         Violations.checkWith(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
           planned)(
-          PlanningSchemaCheck(query.optimized, planned))(_ =>
+          PlanningSchemaCheck(query.optimized, planned, types))(_ =>
           StrategyAttribution.strategyOf(session, planned))
       }
-      PlannedQuery.whole(plan, owner).foreach { qe =>
+      val whole = PlannedQuery.whole(plan, owner)
+      whole.foreach { qe =>
         Violations.checkWith(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
-          PhysicalSchemaCheck(qe.analyzed, qe.sparkPlan, plan))(_ =>
-          PhysicalAttribution.ruleOf(session, qe.analyzed, qe.sparkPlan, plan))
+          PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
+          PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
+            types))
       }
       plan match {
         // A leaf here: its stages, re-plannings and final stage are checked as they come.
         case _: AdaptiveSparkPlanExec =>
         case _ =>
           CheckPlanContracts(session, plan, Phase.Preparation, levels)
-          result = PlaceBatchChecks(plan, session.sessionState.conf, levels)
+          result = PlaceBatchChecks(plan, session.sessionState.conf, levels,
+            whole.fold(Seq.empty[Attribute])(qe => PlannedQuery.analyzed(qe).output))
       }
     }
     result

@@ -1,5 +1,6 @@
 package planguard.rules
 
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
 import org.apache.spark.sql.execution.{CollectLimitExec, CollectTailExec, ColumnarToRowExec,
   CommandResultExec, SparkPlan, TakeOrderedAndProjectExec}
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
@@ -17,20 +18,28 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
  * adaptive execution, of its final stage: the adaptive node itself stays the root, which Spark's
  * own code expects), or below a root limit, tail or top-N, which collect in their own way; and,
  * with `spark.planguard.batchSchema.scope=stages`, below every exchange and every columnar-to-row
- * transition. Not placed at all when the check is off.
+ * transition. Not placed at all when the check is off. The result's check also holds the rows
+ * to the query's analyzed schema's NOT NULL columns (`promised`: the query's analyzed output,
+ * empty for a plan that is not a query's whole plan).
  */
 object PlaceBatchChecks {
 
-  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels): SparkPlan =
+  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels, promised: Seq[Attribute])
+      : SparkPlan =
     levels(Invariant.BatchSchema) match {
       case Level.Off => plan
-      case level => place(plan, conf, level == Level.Fail)
+      case level => place(plan, conf, level == Level.Fail, promised)
     }
 
-  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean): SparkPlan = {
+  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean, promised: Seq[Attribute])
+      : SparkPlan = {
     val every = PlanGuardConf.batchSchemaEvery(conf)
+    val notNull = AttributeSet(promised.filterNot(_.nullable))
+    def notNullAt(p: SparkPlan) = p.output.indices.filter(i => notNull.contains(p.output(i)))
     def checked(p: SparkPlan) =
-      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every))
+      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, Nil))
+    def result(p: SparkPlan) =
+      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, notNullAt(p)))
     val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
       case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>
         e.withNewChildren(Seq(checked(e.child)))
@@ -44,8 +53,8 @@ object PlaceBatchChecks {
       // them keeps their fast path (a limit reads only the partitions it needs).
       case c @ (_: CollectLimitExec | _: CollectTailExec | _: TakeOrderedAndProjectExec)
           if !c.children.head.isInstanceOf[CheckBatchSchemaExec] =>
-        c.withNewChildren(Seq(checked(c.children.head)))
-      case root if isResult(root) => checked(root)
+        c.withNewChildren(Seq(result(c.children.head)))
+      case root if isResult(root) => result(root)
       case other => other
     }
   }

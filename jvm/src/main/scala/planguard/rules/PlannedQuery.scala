@@ -44,7 +44,7 @@ object PlannedQuery {
       owner match {
         case Some(qe) =>
           if (qe.sparkPlan.logicalLink.exists(_ eq plannedRoot)) {
-            Some(PlannedQuery(qe.analyzed, qe.optimizedPlan, Some(qe.sparkPlan), plannedRoot))
+            Some(PlannedQuery(analyzed(qe), qe.optimizedPlan, Some(qe.sparkPlan), plannedRoot))
           } else None
         case None if executionId(session).isEmpty =>
           // explain, cache and df.rdd prepare plans outside any SQL execution.
@@ -68,6 +68,14 @@ object PlannedQuery {
       } else sameOutput(qe.sparkPlan.output, plan.output)
     }
   }
+
+  /**
+   * The analyzed plan whose result the optimizer must keep: the analyzed plan with its commands
+   * run. Spark runs a command (SHOW TABLES, INSERT, SET VAR, ...) eagerly, as a query of its own
+   * checked on its own, and gives the optimizer its result rows instead (`CommandResult`): the
+   * command's input query is not what this query returns.
+   */
+  def analyzed(qe: QueryExecution): LogicalPlan = qe.commandExecuted
 
   /** The same attributes, nearly always in the same order: compared in order before as sets. */
   def sameOutput(a: Seq[Attribute], b: Seq[Attribute]): Boolean =

@@ -26,10 +26,11 @@ object SchemaDiff {
   val Holds: SchemaDiff = SchemaDiff(StructType(Nil), StructType(Nil), "", Nil)
 
   /** Position by position: same names, order, types and metadata; nullability may tighten. */
-  def exact(expected: StructType, actual: StructType, why: String): SchemaDiff = {
+  def exact(expected: StructType, actual: StructType, why: String,
+      types: LogicalTypes): SchemaDiff = {
     val differences = (0 until math.max(expected.length, actual.length)).flatMap { i =>
       (expected.fields.lift(i), actual.fields.lift(i)) match {
-        case (Some(e), Some(a)) if !LogicalTypes.conforms(e, a) => Some(s"#$i ${describe(e, a)}")
+        case (Some(e), Some(a)) if !types.conforms(e, a) => Some(s"#$i ${describe(e, a, types)}")
         case (Some(e), None) => Some(s"#$i missing ${render(e)}")
         case (None, Some(a)) => Some(s"#$i unexpected ${render(a)}")
         case _ => None
@@ -39,17 +40,18 @@ object SchemaDiff {
   }
 
   /** As multisets: the same fields in any order; nullability may tighten. */
-  def asMultiset(expected: StructType, actual: StructType, why: String): SchemaDiff = {
+  def asMultiset(expected: StructType, actual: StructType, why: String,
+      types: LogicalTypes): SchemaDiff = {
     val unmatched = mutable.ArrayBuffer(actual.fields.toIndexedSeq: _*)
     val missing = expected.fields.filter { e =>
-      val i = unmatched.indexWhere(a => LogicalTypes.conforms(e, a))
+      val i = unmatched.indexWhere(a => types.conforms(e, a))
       if (i >= 0) unmatched.remove(i)
       i < 0
     }
     val differences = missing.map { e =>
-      unmatched.indexWhere(_.name == e.name) match {
+      unmatched.indexWhere(a => types.sameName(e.name, a.name)) match {
         case -1 => s"missing ${render(e)}"
-        case i => describe(e, unmatched.remove(i))
+        case i => describe(e, unmatched.remove(i), types)
       }
     } ++ unmatched.map(a => s"unexpected ${render(a)}")
     SchemaDiff(expected, actual, s"as a multiset: $why", differences.toSeq)
@@ -59,20 +61,23 @@ object SchemaDiff {
    * `schema` with each field nullable where `floor` has a nullable field of that name: a later step
    * may give back nullability an earlier step tightened, down to what the analyzed plan declared.
    */
-  def nullableAsIn(schema: StructType, floor: StructType): StructType = {
-    val nullable = floor.fields.filter(_.nullable).map(_.name).toSet
-    StructType(schema.fields.map(f => if (nullable(f.name)) f.copy(nullable = true) else f))
+  def nullableAsIn(schema: StructType, floor: StructType, types: LogicalTypes): StructType = {
+    val nullable = floor.fields.filter(_.nullable)
+    StructType(schema.fields.map { f =>
+      if (nullable.exists(n => types.sameName(n.name, f.name))) f.copy(nullable = true) else f
+    })
   }
 
-  private def describe(e: StructField, a: StructField): String = {
+  private def describe(e: StructField, a: StructField, types: LogicalTypes): String = {
     val what = Seq(
-      if (e.name != a.name) Some(s"name ${e.name} -> ${a.name}") else None,
-      if (!LogicalTypes.conforms(e.dataType, a.dataType)) {
+      if (!types.sameName(e.name, a.name)) Some(s"name ${e.name} -> ${a.name}") else None,
+      if (!types.conforms(e.dataType, a.dataType)) {
         Some(s"type ${e.dataType.sql} -> ${a.dataType.sql}")
       } else None,
       if (!e.nullable && a.nullable) Some("nullability loosened: NOT NULL -> nullable") else None,
-      if (e.metadata != a.metadata) Some(s"metadata ${e.metadata.json} -> ${a.metadata.json}")
-      else None).flatten
+      if (LogicalTypes.contractMetadata(e.metadata) != LogicalTypes.contractMetadata(a.metadata)) {
+        Some(s"metadata ${e.metadata.json} -> ${a.metadata.json}")
+      } else None).flatten
     s"${e.name}: ${what.mkString(", ")}"
   }
 

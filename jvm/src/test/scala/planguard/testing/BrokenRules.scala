@@ -1,7 +1,8 @@
 package planguard.testing
 
 import org.apache.spark.sql.SparkSessionExtensions
-import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, KnownNullable, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, KnownNullable, Literal,
+  NamedExpression}
 import org.apache.spark.sql.catalyst.plans.Inner
 import org.apache.spark.sql.catalyst.plans.logical.{Command, Join, JoinHint, LogicalPlan, Project}
 import org.apache.spark.sql.execution.datasources.WriteFiles
@@ -53,14 +54,32 @@ object CastRootColumn extends ResultRootRule {
   }
 }
 
-/** Broken: the root projection's first non-null column becomes nullable. */
+/** Legal: the root projection's first non-null alias is declared nullable, values unchanged. */
 object LoosenRootNullability extends ResultRootRule {
+  override protected val rewrite: PartialFunction[LogicalPlan, LogicalPlan] = {
+    case p @ Project(list, _) if list.exists(notNullAlias) =>
+      val i = list.indexWhere(notNullAlias)
+      val a = list(i).asInstanceOf[Alias]
+      p.copy(projectList = list.updated(i, Alias(KnownNullable(a.child), a.name)(a.exprId)))
+  }
+
+  private def notNullAlias(e: NamedExpression): Boolean = e match {
+    case a: Alias => !a.nullable
+    case _ => false
+  }
+}
+
+/**
+ * Broken: the root projection's first non-null column becomes null in every row (declared
+ * nullable, as a null literal is), though the query's analyzed schema declares it NOT NULL.
+ */
+object NullRootColumn extends ResultRootRule {
   override protected val rewrite: PartialFunction[LogicalPlan, LogicalPlan] = {
     case p @ Project(list, _) if list.exists(e => !e.nullable) =>
       val i = list.indexWhere(e => !e.nullable)
       val e = list(i)
       p.copy(projectList = list.updated(i,
-        Alias(KnownNullable(e.toAttribute), e.name)(exprId = e.exprId)))
+        Alias(Literal(null, e.dataType), e.name)(exprId = e.exprId)))
   }
 }
 
@@ -83,6 +102,10 @@ class CastRootColumnExtension extends (SparkSessionExtensions => Unit) {
 class LoosenRootNullabilityExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit =
     e.injectOptimizerRule(_ => LoosenRootNullability)
+}
+
+class NullRootColumnExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => NullRootColumn)
 }
 
 class SwapRootJoinSidesExtension extends (SparkSessionExtensions => Unit) {

@@ -1,0 +1,83 @@
+package planguard
+
+import java.nio.file.Files
+
+import org.apache.spark.sql.SparkSession
+
+import planguard.report.ViolationLog
+
+/**
+ * Valid SQL that planguard once stopped, one class of false alarm each, as found in Spark's own
+ * SQL test inputs: every statement runs in fail mode, its result collected, adaptive execution on
+ * and off, and the rows equal those of a session without planguard; planguard records nothing.
+ */
+class FalseAlarmsSuite extends SparkSessions {
+
+  private val setup = Seq(
+    "CREATE TEMP VIEW t1(c1, c2) AS VALUES (0, 1), (1, 2)",
+    "CREATE TEMP VIEW t2(c1, c2) AS VALUES (0, 2), (0, 3)",
+    "CREATE TABLE p(col1 INT, col2 INT) USING parquet",
+    "CREATE TABLE vc(v VARCHAR(5), c CHAR(3)) USING parquet",
+    "INSERT INTO vc VALUES ('ab', 'x')")
+
+  private val classes: Seq[(String, Seq[String])] = Seq(
+    "a command's result, collected" -> Seq(
+      "SHOW TABLES",
+      "INSERT INTO p VALUES (6, 12)",
+      "SHOW CREATE TABLE p",
+      "SHOW TBLPROPERTIES p",
+      "DECLARE VARIABLE v1 INT DEFAULT 1",
+      "SET VAR v1 = 2",
+      "DESCRIBE TABLE EXTENDED p AS JSON",
+      "DESCRIBE SCHEMA default",
+      "COMMENT ON TABLE p IS 'hello'",
+      "EXECUTE IMMEDIATE 'INSERT INTO p VALUES (7, 14)'",
+      "DROP TEMPORARY VARIABLE v1"),
+    "names resolved case-insensitively" -> Seq(
+      "SELECT c1 FROM t1 GROUP BY C1",
+      "SELECT COL1, COL2 FROM p ORDER BY COL2",
+      "SELECT C1, count(*) FROM t1 GROUP BY c1 ORDER BY C1"),
+    "Spark's bookkeeping metadata" -> Seq(
+      "SELECT (SELECT max(c2) FROM t2 WHERE t2.c1 = t1.c1) AS m FROM t1",
+      "SELECT t1.c1, t2.c1 FROM t1 JOIN t2 USING (c1)",
+      "SELECT * FROM t1 NATURAL JOIN t2",
+      "SELECT CAST(v AS CHAR(10)), CAST(c AS VARCHAR(10)) FROM vc",
+      "SELECT CAST(v AS CHAR(10)) AS a, CAST(v AS VARCHAR(3)) AS b FROM vc"),
+    "nullability the optimizer restates" -> Seq(
+      "SELECT * FROM t1, LATERAL (SELECT COUNT(*) cnt FROM t2 WHERE t2.c1 = t1.c1)",
+      "SELECT c1 FROM t1 INTERSECT SELECT c1 FROM (SELECT c1 FROM t2 UNION ALL SELECT NULL)",
+      "SELECT c1 FROM t1 INTERSECT ALL SELECT c1 FROM (SELECT c1 FROM t2 UNION ALL SELECT NULL)",
+      "SELECT c1, c1 IN (SELECT c1 FROM t2) FROM t1 GROUP BY c1",
+      "SELECT uniform(0, 10, 0)"))
+
+  // A table's creation time is the one value that differs between two sessions.
+  private def run(spark: SparkSession, sql: String): Seq[String] =
+    spark.sql(sql).collect().map(_.toString.replaceAll("\"created_time\":\"[^\"]*\"", ""))
+      .toSeq.sorted
+
+  private def prepared(spark: SparkSession): SparkSession = {
+    setup.foreach(spark.sql)
+    spark
+  }
+
+  for (adaptive <- adaptiveModes) {
+    test(s"valid statements pass, rows as without planguard (adaptive=$adaptive)") {
+      val warehouse = Files.createTempDirectory("planguard-false-alarms")
+      val confs = Seq("spark.sql.warehouse.dir" -> warehouse.toString)
+      val expected = {
+        val plain = prepared(session(Nil, adaptive, confs: _*))
+        val rows = classes.flatMap(_._2).map(sql => sql -> run(plain, sql)).toMap
+        plain.sql("DROP TABLE p")
+        plain.sql("DROP TABLE vc")
+        rows
+      }
+      val spark = prepared(session(Seq(planguard), adaptive, confs: _*))
+      for ((kind, statements) <- classes; sql <- statements) {
+        assert(run(spark, sql) == expected(sql), s"$kind: $sql")
+      }
+      assert(ViolationLog.records(spark).isEmpty, ViolationLog.json(spark))
+      spark.sql("DROP TABLE p")
+      spark.sql("DROP TABLE vc")
+    }
+  }
+}
