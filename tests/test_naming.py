@@ -84,3 +84,11 @@ def test_aliased_delta_write_is_not_reported(spark, conf, t1):
     path = os.path.join(tempfile.mkdtemp(), "delta")
     t1.select((F.col("id") + 1).alias("next")).write.format("delta").save(path)
     assert len(naming(spark)) == before
+
+
+def test_spec_names_of_string_literals_are_their_values(spark, conf):
+    """A quote inside a string literal stays in its name; Spark reads 'it''s' as 'it' 's'."""
+    conf("spark.planguard.naming", "spec")
+    df = spark.sql("""SELECT 'it\\'s', "isn't", 'it''s', 'a"b'""")
+    assert df.columns == ["it's", "isn't", "its", 'a"b']
+    assert list(df.first()) == ["it's", "isn't", "its", 'a"b']
