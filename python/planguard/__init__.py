@@ -7,7 +7,8 @@ then checked before it produces a row or writes a file, and a broken contract ra
 from planguard._errors import BatchSchemaViolation, ConfigurationError, InvariantViolation
 from planguard._explain import explain
 from planguard._jar import jar_path
-from planguard._session import EXTENSION_CLASS, configure, installed, violations
+from planguard._session import (EXTENSION_CLASS, configure, installed, violation_count,
+                                violations)
 from planguard._stages import Input, Operator, Partitioning, Stage, stages
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "installed",
     "jar_path",
     "stages",
+    "violation_count",
     "violations",
 ]
 __version__ = "0.1.0"

@@ -85,3 +85,10 @@ def violations(spark: SparkSession) -> list:
     id, level, phase, rule, expected, actual, differences, plan, time (ms since the epoch).
     Internal errors of planguard itself appear with id INTERNAL_ERROR."""
     return json.loads(spark._jvm.planguard.PlanGuard.violationsJson(spark._jsparkSession))
+
+
+def violation_count(spark: SparkSession) -> int:
+    """How many violations the session has reported since it started, every level, INTERNAL_ERROR
+    included — counted on the JVM, so unlike :func:`violations` it never drops old ones: compare
+    two counts to tell whether anything between them was reported."""
+    return int(spark._jvm.planguard.PlanGuard.violationCount(spark._jsparkSession))

@@ -23,4 +23,7 @@ object PlanGuard {
 
   /** The session's violation report as JSON, for Python's `planguard.violations(spark)`. */
   def violationsJson(session: SparkSession): String = ViolationLog.json(session)
+
+  /** How many violations the session has reported in all, for `planguard.violation_count`. */
+  def violationCount(session: SparkSession): Long = ViolationLog.count(session)
 }

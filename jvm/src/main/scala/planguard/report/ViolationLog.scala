@@ -9,27 +9,39 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.planguard.ListenerBusAccess
 
 /**
- * Each session's most recent violations, bounded, in the order they were reported. Records are
- * whole when added, so concurrent queries on one session never mix their reports.
+ * Each session's most recent violations, bounded, in the order they were reported, and the
+ * number ever reported, which is not. Records are whole when added, so concurrent queries on one
+ * session never mix their reports.
  */
 object ViolationLog {
   val Capacity = 1000
 
-  private val logs = Collections.synchronizedMap(
-    new WeakHashMap[SparkSession, java.util.ArrayDeque[ViolationRecord]]())
+  /** A session's most recent records, and how many it has had in all. */
+  private final class Log {
+    val recent = new java.util.ArrayDeque[ViolationRecord]()
+    var total = 0L
+  }
+
+  private val logs = Collections.synchronizedMap(new WeakHashMap[SparkSession, Log]())
 
   /** Keeps the record and posts it to the listener bus (event logs, history server). */
   def record(session: SparkSession, record: ViolationRecord): Unit = {
-    val log = logs.computeIfAbsent(session, _ => new java.util.ArrayDeque[ViolationRecord]())
+    val log = logs.computeIfAbsent(session, _ => new Log)
     log.synchronized {
-      if (log.size == Capacity) log.removeFirst()
-      log.addLast(record)
+      if (log.recent.size == Capacity) log.recent.removeFirst()
+      log.recent.addLast(record)
+      log.total += 1
     }
     ListenerBusAccess.post(session.sparkContext, PlanGuardViolationEvent(record))
   }
 
   def records(session: SparkSession): Seq[ViolationRecord] =
-    Option(logs.get(session)).map(log => log.synchronized(log.asScala.toList)).getOrElse(Nil)
+    Option(logs.get(session)).map(log => log.synchronized(log.recent.asScala.toList))
+      .getOrElse(Nil)
+
+  /** How many violations the session has reported, every level, however many were kept. */
+  def count(session: SparkSession): Long =
+    Option(logs.get(session)).map(log => log.synchronized(log.total)).getOrElse(0L)
 
   /** The records as a JSON array of objects, for Python. */
   def json(session: SparkSession): String = {
