@@ -9,7 +9,7 @@ import org.apache.spark.sql.functions.{col, sum}
 
 import planguard.errors.{InvariantViolation, PlanGuardConfException}
 import planguard.exec.CheckBatchSchemaExec
-import planguard.testing.{DropLastFieldExtension, LongVectorsExtension}
+import planguard.testing.{DropLastFieldExtension, LongVectorsExtension, NotNullClaimExtension}
 
 /** BATCH_SCHEMA: what execution produces has the plan's schema (seed 004 §3.6). */
 class BatchSchemaSuite extends SparkSessions {
@@ -30,6 +30,19 @@ class BatchSchemaSuite extends SparkSessions {
 
   private def checks(df: DataFrame): Seq[CheckBatchSchemaExec] =
     finalPlan(df).collect { case c: CheckBatchSchemaExec => c }
+
+  for ((order, extensions) <- orders(new NotNullClaimExtension); adaptive <- adaptiveModes) {
+    test(s"a null where the result's operator declares NOT NULL fails the query " +
+      s"($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      val df = spark.range(3).selectExpr("CAST(NULL AS INT) AS a", "id AS b")
+      val e = violation(intercept[Exception](df.collect())).get
+      assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution")
+      assert(e.ruleName == "operator NotNullClaim (planguard.testing.NotNullClaimExec)")
+      assert(e.getMessage.contains("#0 a: a null in a column the operator declares NOT NULL"),
+        e.getMessage)
+    }
+  }
 
   for ((order, extensions) <- orders(new DropLastFieldExtension); adaptive <- adaptiveModes) {
     test(s"an operator producing rows without a declared column fails the query " +

@@ -95,17 +95,6 @@ class OptimizerSchemaSuite extends SparkSessions {
     }
   }
 
-  for ((name, extensions, adaptive) <- variants(new NullRootColumnExtension)) {
-    test(s"a null in a column the query declares NOT NULL fails at execution ($name)") {
-      val spark = session(extensions, adaptive)
-      val df = spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b")
-      val e = Iterator.iterate[Throwable](intercept[Exception](df.collect()))(_.getCause)
-        .takeWhile(_ != null).collectFirst { case v: InvariantViolation => v }.get
-      assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution", e.getMessage)
-      assert(e.getMessage.contains(
-        "#0 a: a null in a column the query's schema declares NOT NULL"), e.getMessage)
-    }
-  }
 
   for ((name, extensions, adaptive) <- variants(swapJoinSides)) {
     test(s"swapped inner-join sides under a DataFrame join are legal ($name)") {

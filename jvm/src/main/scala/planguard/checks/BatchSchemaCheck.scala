@@ -9,9 +9,9 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
 /**
  * BATCH_SCHEMA (seed 004 §3.6): what execution produced against the plan's schema. A row is
  * checked on what it carries, its field count; a columnar batch on its column count and each
- * vector's data type (LogicalTypes.stores). Both are checked for nulls in the columns a query's
- * analyzed schema declares NOT NULL (`promised`, positions): the promise the user was given,
- * whatever nullability the plan's operators declare.
+ * vector's data type (LogicalTypes.stores); a query's result also for nulls in the columns its
+ * producing operator declares NOT NULL (`promised`, positions), which the code generated for its
+ * consumers trusts.
  */
 object BatchSchemaCheck {
 
@@ -44,7 +44,7 @@ object BatchSchemaCheck {
   private def nulls(expected: StructType, promised: Seq[Int], isNull: Int => Boolean)
       : Seq[String] =
     promised.filter(isNull).map { i =>
-      s"#$i ${expected(i).name}: a null in a column the query's schema declares NOT NULL"
+      s"#$i ${expected(i).name}: a null in a column the operator declares NOT NULL"
     }
 
   // The actual schema is built only for a violation: the check runs while the query does.

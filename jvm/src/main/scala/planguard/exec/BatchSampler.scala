@@ -19,8 +19,8 @@ import planguard.schema.SchemaDiff
  *
  * @param output the producing operator's declared output
  * @param producer the class of the operator that produced the rows or batches, for the report
- * @param promised the positions of the columns that must hold no null: those the query's
- *                 analyzed schema declares NOT NULL, where the operator produces its result
+ * @param promised the positions of the columns that must hold no null: those the operator
+ *                 producing a query's result declares NOT NULL
  */
 final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: Boolean,
     every: Int, promised: Seq[Int]) {

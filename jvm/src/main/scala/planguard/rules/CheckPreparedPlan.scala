@@ -1,7 +1,6 @@
 package planguard.rules
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
@@ -42,8 +41,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           PlanningSchemaCheck(query.optimized, planned, types))(_ =>
           StrategyAttribution.strategyOf(session, planned))
       }
-      val whole = PlannedQuery.whole(plan, owner)
-      whole.foreach { qe =>
+      PlannedQuery.whole(plan, owner).foreach { qe =>
         Violations.checkWith(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
           PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
           PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
@@ -54,8 +52,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
         case _: AdaptiveSparkPlanExec =>
         case _ =>
           CheckPlanContracts(session, plan, Phase.Preparation, levels)
-          result = PlaceBatchChecks(plan, session.sessionState.conf, levels,
-            whole.fold(Seq.empty[Attribute])(qe => PlannedQuery.analyzed(qe).output))
+          result = PlaceBatchChecks(plan, session.sessionState.conf, levels)
       }
     }
     result

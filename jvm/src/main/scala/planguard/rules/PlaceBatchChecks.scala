@@ -1,6 +1,5 @@
 package planguard.rules
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
 import org.apache.spark.sql.execution.{CollectLimitExec, CollectTailExec, ColumnarToRowExec,
   CommandResultExec, SparkPlan, TakeOrderedAndProjectExec}
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
@@ -18,28 +17,24 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
  * adaptive execution, of its final stage: the adaptive node itself stays the root, which Spark's
  * own code expects), or below a root limit, tail or top-N, which collect in their own way; and,
  * with `spark.planguard.batchSchema.scope=stages`, below every exchange and every columnar-to-row
- * transition. Not placed at all when the check is off. The result's check also holds the rows
- * to the query's analyzed schema's NOT NULL columns (`promised`: the query's analyzed output,
- * empty for a plan that is not a query's whole plan).
+ * transition. Not placed at all when the check is off. The result's check also holds its rows to
+ * the NOT NULL columns its producing operator declares: code generated for the operators that
+ * read a column trusts that declaration.
  */
 object PlaceBatchChecks {
 
-  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels, promised: Seq[Attribute])
-      : SparkPlan =
+  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels): SparkPlan =
     levels(Invariant.BatchSchema) match {
       case Level.Off => plan
-      case level => place(plan, conf, level == Level.Fail, promised)
+      case level => place(plan, conf, level == Level.Fail)
     }
 
-  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean, promised: Seq[Attribute])
-      : SparkPlan = {
+  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean): SparkPlan = {
     val every = PlanGuardConf.batchSchemaEvery(conf)
-    val notNull = AttributeSet(promised.filterNot(_.nullable))
-    def notNullAt(p: SparkPlan) = p.output.indices.filter(i => notNull.contains(p.output(i)))
     def checked(p: SparkPlan) =
       CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, Nil))
-    def result(p: SparkPlan) =
-      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, notNullAt(p)))
+    def result(p: SparkPlan) = CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail,
+      every, p.output.indices.filterNot(i => p.output(i).nullable)))
     val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
       case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>
         e.withNewChildren(Seq(checked(e.child)))

@@ -1,8 +1,7 @@
 package planguard.testing
 
 import org.apache.spark.sql.SparkSessionExtensions
-import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, KnownNullable, Literal,
-  NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, KnownNullable, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.Inner
 import org.apache.spark.sql.catalyst.plans.logical.{Command, Join, JoinHint, LogicalPlan, Project}
 import org.apache.spark.sql.execution.datasources.WriteFiles
@@ -69,20 +68,6 @@ object LoosenRootNullability extends ResultRootRule {
   }
 }
 
-/**
- * Broken: the root projection's first non-null column becomes null in every row (declared
- * nullable, as a null literal is), though the query's analyzed schema declares it NOT NULL.
- */
-object NullRootColumn extends ResultRootRule {
-  override protected val rewrite: PartialFunction[LogicalPlan, LogicalPlan] = {
-    case p @ Project(list, _) if list.exists(e => !e.nullable) =>
-      val i = list.indexWhere(e => !e.nullable)
-      val e = list(i)
-      p.copy(projectList = list.updated(i,
-        Alias(Literal(null, e.dataType), e.name)(exprId = e.exprId)))
-  }
-}
-
 /** Legal for a non-projected plan: puts the root inner join's sides in descending name order. */
 object SwapRootJoinSides extends ResultRootRule {
   override protected val rewrite: PartialFunction[LogicalPlan, LogicalPlan] = {
@@ -102,10 +87,6 @@ class CastRootColumnExtension extends (SparkSessionExtensions => Unit) {
 class LoosenRootNullabilityExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit =
     e.injectOptimizerRule(_ => LoosenRootNullability)
-}
-
-class NullRootColumnExtension extends (SparkSessionExtensions => Unit) {
-  override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => NullRootColumn)
 }
 
 class SwapRootJoinSidesExtension extends (SparkSessionExtensions => Unit) {

@@ -52,6 +52,13 @@ final case class LongVectorsExec(child: SparkPlan) extends UnaryExecNode {
   override protected def withNewChildInternal(c: SparkPlan): LongVectorsExec = copy(child = c)
 }
 
+/** Declares every column of its child NOT NULL, passes its rows on unchanged, nulls included. */
+final case class NotNullClaimExec(child: SparkPlan) extends UnaryExecNode {
+  override def output: Seq[Attribute] = child.output.map(_.withNullability(false))
+  override protected def doExecute(): RDD[InternalRow] = child.execute()
+  override protected def withNewChildInternal(c: SparkPlan): NotNullClaimExec = copy(child = c)
+}
+
 private object Lying {
   def on(name: String): Boolean = org.apache.spark.sql.internal.SQLConf.get
     .getConfString(s"planguard.testing.$name", "true") == "true"
@@ -63,6 +70,15 @@ object DropLastField extends Rule[SparkPlan] {
     case p: ProjectExec if p.output.size >= 2 && Lying.on("DropLastFieldExec") =>
       DropLastFieldExec(p)
     case limit: CollectLimitExec => limit.withNewChildren(Seq(apply(limit.child)))
+    case other => other
+  }
+}
+
+/** Puts NotNullClaimExec on a root projection with a nullable column. */
+object NotNullClaim extends Rule[SparkPlan] {
+  override def apply(plan: SparkPlan): SparkPlan = plan match {
+    case p: ProjectExec if p.output.exists(_.nullable) && Lying.on("NotNullClaimExec") =>
+      NotNullClaimExec(p)
     case other => other
   }
 }
@@ -79,6 +95,11 @@ object LongVectors extends Rule[SparkPlan] {
 class DropLastFieldExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit = e.injectColumnar((_: SparkSession) =>
     new ColumnarRule { override def preColumnarTransitions: Rule[SparkPlan] = DropLastField })
+}
+
+class NotNullClaimExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit = e.injectColumnar((_: SparkSession) =>
+    new ColumnarRule { override def preColumnarTransitions: Rule[SparkPlan] = NotNullClaim })
 }
 
 class LongVectorsExtension extends (SparkSessionExtensions => Unit) {
