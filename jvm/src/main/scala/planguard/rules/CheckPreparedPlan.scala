@@ -52,7 +52,10 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
         case _: AdaptiveSparkPlanExec =>
         case _ =>
           CheckPlanContracts(session, plan, Phase.Preparation, levels)
-          result = PlaceBatchChecks(plan, session.sessionState.conf, levels)
+          // An EXPLAIN statement's plan is shown, never run: it shows the plan Spark made.
+          if (!PlannedQuery.explainedOnly(owner)) {
+            result = PlaceBatchChecks(plan, session.sessionState.conf, levels)
+          }
       }
     }
     result

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
+import org.apache.spark.sql.execution.command.ExplainCommand
 import org.apache.spark.sql.execution.exchange.Exchange
 
 /**
@@ -76,6 +77,10 @@ object PlannedQuery {
    * command's input query is not what this query returns.
    */
   def analyzed(qe: QueryExecution): LogicalPlan = qe.commandExecuted
+
+  /** True for a plan prepared by an EXPLAIN statement, which shows it and never runs it. */
+  def explainedOnly(owner: Option[QueryExecution]): Boolean =
+    owner.exists(_.analyzed.isInstanceOf[ExplainCommand])
 
   /** The same attributes, nearly always in the same order: compared in order before as sets. */
   def sameOutput(a: Seq[Attribute], b: Seq[Attribute]): Boolean =
