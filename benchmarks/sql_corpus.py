@@ -21,10 +21,10 @@ run is compared with the baseline of the same AQE setting:
 
 Usage (see docs/corpus.md):
 
-    python benchmarks/sql_corpus.py [--files GLOB] [--limit N] [--aqe on|off|both] [--planner]
-                                    [--out DIR] [--jobs N]
+    python benchmarks/sql_corpus.py [--files GLOB[,GLOB]] [--limit N] [--aqe on|off|both]
+                                    [--planner] [--out DIR] [--jobs N] [--compare-only]
 
-Importable: `measure(...)` runs and compares, `compare(...)` compares two result files.
+Importable: `measure(...)` runs and compares; `compare(baseline, run)` compares two runs' records.
 """
 import argparse
 import collections
@@ -249,14 +249,15 @@ def runs_on_spark(name: str, inputs: pathlib.Path) -> bool:
 
 
 def file_names(inputs: pathlib.Path, pattern: str = "*"):
-    """The corpus's files (paths relative to inputs/) that match the glob and run here, in a
+    """The corpus's files (paths relative to inputs/) that match one of the comma-separated
+    globs and run here, in a
     fixed order that mixes the folders (by a hash of the name), so that any prefix of a run, or
     of --limit, samples them all."""
     names = []
     for path in sorted((inputs / INPUTS).rglob("*.sql")):
         name = path.relative_to(inputs / INPUTS).as_posix()
         if (name.startswith(SKIPPED_FOLDERS) or path.name in IGNORED_FILES
-                or not fnmatch.fnmatch(name, pattern)):
+                or not any(fnmatch.fnmatch(name, p) for p in pattern.split(","))):
             continue
         if runs_on_spark(name, inputs / INPUTS):
             names.append(name)
@@ -681,7 +682,7 @@ def measure(pattern: str = "*", limit=None, aqe_settings=(True, False), planner:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--files", default="*", help="glob of files under sql-tests/inputs/")
+    parser.add_argument("--files", default="*", help="globs, comma-separated, of files under sql-tests/inputs/")
     parser.add_argument("--limit", type=int, help="at most this many statements")
     parser.add_argument("--aqe", choices=["on", "off", "both"], default="both")
     parser.add_argument("--planner", action="store_true",
