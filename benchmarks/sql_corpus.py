@@ -527,16 +527,22 @@ def compare(baseline, guarded) -> dict:
 
 
 def signature(record: dict) -> tuple:
-    """A false alarm's or warning's group: invariant, phase, rule and the first difference
-    (expression ids and numbered names elided)."""
-    violation = next((v for v in record["violations"] if v["level"] == "error"),
+    """A false alarm's or warning's group: invariant, phase, rule, the statement's first keyword
+    and the kinds of its differences (`missing`, `type`, ...: each difference's first word)."""
+    violation = next((v for v in record["violations"] if v["level"] == "fail"),
                      record["violations"][0] if record["violations"] else {})
-    first = (violation.get("differences") or [""])[0]
-    first = re.sub(r"#\d+L?", "", first)
-    first = re.sub(r"\b\w+_\d+\b", "<name>", first)
+    kinds = sorted({re.sub(r"^#\d+\s+", "", d).split(" ", 1)[0]
+                    for d in violation.get("differences") or []})
     invariant = violation.get("id") or record.get("error", "?").removeprefix("PLANGUARD_")
-    return (invariant, violation.get("phase") or "?",
-            violation.get("rule") or "?", first[:160])
+    return (invariant, violation.get("phase") or "?", violation.get("rule") or "?",
+            record["sql"].split(None, 1)[0].upper(), " ".join(kinds))
+
+
+def first_difference(record: dict) -> str:
+    for violation in record["violations"]:
+        if violation.get("differences"):
+            return violation["differences"][0]
+    return ""
 
 
 def grouped(records) -> list:
@@ -563,11 +569,13 @@ def report(results: dict) -> str:
                                ("Warnings", found["warnings"])]:
             if records:
                 lines += ["", f"{title}, {run}:"]
-                for (invariant, phase, rule, first), count, example in grouped(records):
-                    lines += [f"- {count} x {invariant} / {phase} / {rule}: {first}",
+                for (invariant, phase, rule, keyword, kinds), count, example in grouped(records):
+                    lines += [f"- {count} x {invariant} / {phase} / rule {rule} / {keyword} / "
+                              f"differences: {kinds or '-'}",
                               f"    e.g. {example['file']}#{example['index']}: "
                               f"{_one_line(example['sql'])}",
-                              f"    {example.get('message', '')}"]
+                              f"    {example.get('message', '')}",
+                              f"    first difference: {first_difference(example)}"]
         for title, records in [("New errors", found["new_errors"]),
                                ("Row differences", found["row_diffs"])]:
             if records:
