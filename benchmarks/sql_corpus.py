@@ -22,7 +22,8 @@ run is compared with the baseline of the same AQE setting:
 Usage (see docs/corpus.md):
 
     python benchmarks/sql_corpus.py [--files GLOB[,GLOB]] [--limit N] [--aqe on|off|both]
-                                    [--planner] [--out DIR] [--jobs N] [--compare-only]
+                                    [--planner] [--out DIR] [--jobs N] [--resume]
+                                    [--compare-only]
 
 Importable: `measure(...)` runs and compares; `compare(baseline, run)` compares two runs' records.
 """
@@ -411,24 +412,42 @@ def error_of(e: Exception) -> dict:
     return {"error": condition, "message": lines[0][:300] if lines else ""}
 
 
-def run_worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path):
-    """Runs the corpus in this process, writing one JSON line per statement to `output`."""
+def run_worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path, resume: bool):
+    """Runs the corpus in this process, writing one JSON line per statement to `output`; with
+    `resume`, a run of the same kind stopped midway goes on after the last file it finished."""
     files = corpus(pattern, limit)
+    partial = output.with_suffix(".partial")
+    if not resume:
+        partial.unlink(missing_ok=True)
+    done = kept_finished_files(partial, {name: len(stmts) for name, stmts, _ in files})
     inputs = extracted()
     scratch = pathlib.Path(tempfile.mkdtemp(prefix=f"sql-corpus-{kind}-"))
     warehouse = scratch / "warehouse"
     spark = build_session(kind, aqe, warehouse)
     tables = scratch / "tables"
     write_test_tables(spark, inputs / POSTGRES_DATA, tables)
-    partial = output.with_suffix(".partial")
-    with partial.open("w") as out:
+    with partial.open("a") as out:
         for name, stmts, confs in files:
+            if name in done:
+                continue
             records = list(run_file(spark, kind, name, stmts, confs, tables, warehouse))
             out.write("".join(json.dumps(record) + "\n" for record in records))
             out.flush()
     spark.stop()
     partial.rename(output)
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def kept_finished_files(partial: pathlib.Path, sizes: dict) -> set:
+    """Trims a stopped run's partial output to the files it finished (all their statements
+    written) and returns their names."""
+    if not partial.exists():
+        return set()
+    records = load_finished_files(partial)
+    counts = collections.Counter(r["file"] for r in records)
+    done = {name for name, count in counts.items() if sizes.get(name) == count}
+    partial.write_text("".join(json.dumps(r) + "\n" for r in records if r["file"] in done))
+    return done
 
 
 def run_file(spark, kind: str, name: str, stmts, confs, tables, warehouse):
@@ -605,13 +624,16 @@ def baseline_path(aqe: bool, pattern: str, limit) -> pathlib.Path:
     return CACHE / "baselines" / f"baseline-{hashlib.sha256(key.encode()).hexdigest()[:20]}.jsonl"
 
 
-def worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path) -> float:
+def worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path,
+           resume: bool) -> float:
     """Runs one kind of run in its own process (its own JVM); returns its wall time in seconds."""
     output.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", kind,
                "--aqe", "on" if aqe else "off", "--files", pattern, "--output", str(output)]
     if limit is not None:
         command += ["--limit", str(limit)]
+    if resume:
+        command.append("--resume")
     started = time.perf_counter()
     subprocess.run(command, check=True, cwd=ROOT)
     return time.perf_counter() - started
@@ -630,11 +652,11 @@ def planned_runs(pattern: str, limit, aqe_settings, planner: bool, out: pathlib.
     return runs
 
 
-def execute(runs: dict, pattern: str, limit, jobs: int) -> dict:
+def execute(runs: dict, pattern: str, limit, jobs: int, resume: bool) -> dict:
     """Runs every planned run but the cached baselines, `jobs` at once; {run: seconds}."""
     seconds = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {key: pool.submit(worker, key[0], aqe, pattern, limit, path)
+        futures = {key: pool.submit(worker, key[0], aqe, pattern, limit, path, resume)
                    for key, (aqe, path) in runs.items()
                    if key[0] != "baseline" or not path.exists()}
         for key, future in futures.items():
@@ -644,7 +666,7 @@ def execute(runs: dict, pattern: str, limit, jobs: int) -> dict:
 
 def load_finished_files(path: pathlib.Path):
     """A run's records; of a run still going (or stopped), those of the files it finished."""
-    if not path.exists():
+    if path.suffix != ".partial" and not path.exists():
         path = path.with_suffix(".partial")
     records = []
     with path.open() as f:
@@ -673,13 +695,13 @@ def compared_runs(runs: dict) -> dict:
 
 
 def measure(pattern: str = "*", limit=None, aqe_settings=(True, False), planner: bool = False,
-            out: pathlib.Path = CACHE / "runs", jobs: int = 2) -> dict:
+            out: pathlib.Path = CACHE / "runs", jobs: int = 2, resume: bool = False) -> dict:
     """Runs the baseline (cached) and planguard runs and compares them: {run name: comparison},
     each with the wall time of the run and of its baseline ('seconds', None when cached)."""
     corpus_jar()
     extracted()
     runs = planned_runs(pattern, limit, aqe_settings, planner, out)
-    seconds = execute(runs, pattern, limit, jobs)
+    seconds = execute(runs, pattern, limit, jobs, resume)
     results = compared_runs(runs)
     for (kind, setting) in runs:
         if kind != "baseline":
@@ -690,7 +712,8 @@ def measure(pattern: str = "*", limit=None, aqe_settings=(True, False), planner:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--files", default="*", help="globs, comma-separated, of files under sql-tests/inputs/")
+    parser.add_argument("--files", default="*",
+                        help="globs, comma-separated, of files under sql-tests/inputs/")
     parser.add_argument("--limit", type=int, help="at most this many statements")
     parser.add_argument("--aqe", choices=["on", "off", "both"], default="both")
     parser.add_argument("--planner", action="store_true",
@@ -698,6 +721,8 @@ def main(argv=None):
     parser.add_argument("--out", type=pathlib.Path, default=CACHE / "runs",
                         help="directory for the planguard runs' JSON lines and the summary")
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (one JVM each)")
+    parser.add_argument("--resume", action="store_true",
+                        help="runs stopped midway go on after the last file they finished")
     parser.add_argument("--compare-only", action="store_true",
                         help="run nothing: compare the runs in --out (and the cached baselines) "
                              "over the files they have finished, runs still going included")
@@ -706,14 +731,16 @@ def main(argv=None):
     parser.add_argument("--output", type=pathlib.Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        run_worker(args.worker, args.aqe == "on", args.files, args.limit, args.output)
+        run_worker(args.worker, args.aqe == "on", args.files, args.limit, args.output,
+                   args.resume)
         return
     settings_ = {"on": (True,), "off": (False,), "both": (True, False)}[args.aqe]
     if args.compare_only:
         results = compared_runs(planned_runs(args.files, args.limit, settings_, args.planner,
                                              args.out))
     else:
-        results = measure(args.files, args.limit, settings_, args.planner, args.out, args.jobs)
+        results = measure(args.files, args.limit, settings_, args.planner, args.out, args.jobs,
+                          args.resume)
     text = report(results)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "summary.md").write_text(text + "\n")
