@@ -547,14 +547,21 @@ def compare(baseline, guarded) -> dict:
 
 def signature(record: dict) -> tuple:
     """A false alarm's or warning's group: invariant, phase, rule, the statement's first keyword
-    and the kinds of its differences (`missing`, `type`, ...: each difference's first word)."""
+    and the kinds of its differences."""
     violation = next((v for v in record["violations"] if v["level"] == "fail"),
                      record["violations"][0] if record["violations"] else {})
-    kinds = sorted({re.sub(r"^#\d+\s+", "", d).split(" ", 1)[0]
-                    for d in violation.get("differences") or []})
+    kinds = sorted({difference_kind(d) for d in violation.get("differences") or []})
     invariant = violation.get("id") or record.get("error", "?").removeprefix("PLANGUARD_")
     return (invariant, violation.get("phase") or "?", violation.get("rule") or "?",
             record["sql"].split(None, 1)[0].upper(), " ".join(kinds))
+
+
+def difference_kind(difference: str) -> str:
+    """What a difference says, without the columns it names: `missing`, `unexpected`, `type`,
+    `names different columns`, ..."""
+    if " names different columns" in difference:
+        return "names different columns"
+    return re.sub(r"^#\d+\s+", "", difference).split(" ", 1)[0]
 
 
 def first_difference(record: dict) -> str:
