@@ -557,11 +557,13 @@ def signature(record: dict) -> tuple:
 
 
 def difference_kind(difference: str) -> str:
-    """What a difference says, without the columns it names: `missing`, `unexpected`, `type`,
-    `names different columns`, ..."""
+    """What a difference says, without the columns it names: `missing`, `unexpected`,
+    `metadata`, `names different columns`, ..."""
     if " names different columns" in difference:
         return "names different columns"
-    return re.sub(r"^#\d+\s+", "", difference).split(" ", 1)[0]
+    difference = re.sub(r"^#\d+\s+", "", difference)
+    change = re.match(r"^[^ :]+: (\w+)", difference)  # `#2 v: metadata {} -> {...}`
+    return change.group(1) if change else difference.split(" ", 1)[0]
 
 
 def first_difference(record: dict) -> str:
