@@ -562,7 +562,9 @@ def difference_kind(difference: str) -> str:
     if " names different columns" in difference:
         return "names different columns"
     difference = re.sub(r"^#\d+\s+", "", difference)
-    change = re.match(r"^[^ :]+: (\w+)", difference)  # `#2 v: metadata {} -> {...}`
+    if difference.startswith(("missing ", "unexpected ")):
+        return difference.split(" ", 1)[0]
+    change = re.search(r": (\w+)", difference)  # `#2 (a + b): metadata {} -> {...}`
     return change.group(1) if change else difference.split(" ", 1)[0]
 
 
