@@ -548,8 +548,7 @@ def compare(baseline, guarded) -> dict:
 def signature(record: dict) -> tuple:
     """A false alarm's or warning's group: invariant, phase, rule, the statement's first keyword
     and the kinds of its differences."""
-    violation = next((v for v in record["violations"] if v["level"] == "fail"),
-                     record["violations"][0] if record["violations"] else {})
+    violation = main_violation(record)
     kinds = sorted({difference_kind(d) for d in violation.get("differences") or []})
     invariant = violation.get("id") or record.get("error", "?").removeprefix("PLANGUARD_")
     return (invariant, violation.get("phase") or "?", violation.get("rule") or "?",
@@ -568,11 +567,14 @@ def difference_kind(difference: str) -> str:
     return change.group(1) if change else difference.split(" ", 1)[0]
 
 
+def main_violation(record: dict) -> dict:
+    """The violation that stopped the statement, else the first one recorded for it."""
+    return next((v for v in record["violations"] if v["level"] == "fail"),
+                record["violations"][0] if record["violations"] else {})
+
+
 def first_difference(record: dict) -> str:
-    for violation in record["violations"]:
-        if violation.get("differences"):
-            return violation["differences"][0]
-    return ""
+    return (main_violation(record).get("differences") or [""])[0]
 
 
 def grouped(records) -> list:
