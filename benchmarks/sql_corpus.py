@@ -512,11 +512,6 @@ def normalised_text(text: str, warehouse: pathlib.Path) -> str:
 
 # --- Comparing a planguard run with its baseline ------------------------------------------------
 
-def load(path: pathlib.Path):
-    with path.open() as f:
-        return [json.loads(line) for line in f]
-
-
 def is_planguard_error(record: dict) -> bool:
     return record["outcome"] == "error" and record["error"].startswith("PLANGUARD_")
 
