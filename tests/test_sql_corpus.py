@@ -1,0 +1,79 @@
+"""A sample of the external corpus (Apache Spark's SQL test inputs: benchmarks/sql_corpus.py) in
+fail mode, adaptive execution on and off: no false alarm, no new error, the same rows as Spark
+without planguard, and no violation recorded on the JVM (not even a warning).
+
+The baseline runs in a subprocess without planguard (cached in .cache/corpus-sql/baselines/ by
+the corpus jar's sha256 and Spark's version between local runs), each planguard run in another.
+Run it alone with `pytest -m sql_corpus` (or `pytest tests/test_sql_corpus.py`).
+"""
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import sql_corpus  # noqa: E402
+
+pytestmark = pytest.mark.sql_corpus
+
+# Commands (DESCRIBE, SHOW, SHOW CREATE TABLE, EXPLAIN, CREATE VIEW, INSERT, SET VARIABLE), joins,
+# subqueries, set operations, GROUP BY, CTEs, windows and CHAR/VARCHAR; files picked among the
+# cheaper ones (time per statement), so that the four runs take about 5 minutes on 2 cores.
+SAMPLE = ",".join([
+    "describe.sql", "describe-query.sql", "describe-table-after-alter-table.sql",
+    "show-views.sql", "show-tblproperties.sql", "show_columns.sql", "show-tables.sql",
+    "show-create-table.sql", "explain.sql", "explain-aqe.sql", "cte-command.sql",
+    "postgreSQL/create_view.sql", "postgreSQL/insert.sql", "view-schema-binding-config.sql",
+    "view-schema-type-evolution.sql", "sql-session-variables.sql",
+    "join-empty-relation.sql", "inner-join.sql", "outer-join.sql", "natural-join.sql",
+    "cross-join.sql",
+    "subquery/in-subquery/in-null-semantics.sql", "subquery/in-subquery/nested-not-in.sql",
+    "subquery/in-subquery/not-in-unit-tests-single-column.sql",
+    "subquery/exists-subquery/exists-within-and-or.sql",
+    "subquery/exists-subquery/exists-basic.sql",
+    "subquery/negative-cases/subq-input-typecheck.sql",
+    "subquery/negative-cases/invalid-correlation.sql",
+    "union.sql", "intersect-all.sql", "group-by-ordinal.sql", "having.sql",
+    "charvarchar.sql", "null-handling.sql", "inline-table.sql", "cte.sql", "cte-legacy.sql",
+    "cte-nonlegacy.sql", "limit.sql", "postgreSQL/window_part3.sql",
+    "typeCoercion/native/binaryComparison.sql",
+])
+RUNS = ["planguard, aqe-on", "planguard, aqe-off"]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """The sample run without and with planguard, at both AQE settings, compared."""
+    return sql_corpus.measure(SAMPLE, out=tmp_path_factory.mktemp("sql-corpus"), jobs=2)
+
+
+def described(records) -> list:
+    return [f"{r['file']}#{r['index']}: {r.get('error', '')} {r.get('message', '')} "
+            f"| {' '.join(r['sql'].split())[:160]}" for r in records]
+
+
+def test_the_sample_has_1500_to_2500_statements():
+    count = sum(len(stmts) for _, stmts, _ in sql_corpus.corpus(SAMPLE))
+    assert 1500 <= count <= 2500
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_no_false_alarm(results, run):
+    assert described(results[run]["false_alarms"]) == []
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_no_new_error(results, run):
+    assert described(results[run]["new_errors"]) == []
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_the_same_rows(results, run):
+    assert described(results[run]["row_diffs"]) == []
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_no_violation_recorded_on_the_jvm(results, run):
+    """Counted statement by statement from planguard's log on the JVM, warnings included."""
+    assert results[run]["violations"] == 0, described(results[run]["warnings"])
