@@ -347,31 +347,20 @@ def reset_catalog(session):
 
 
 class ViolationReader:
-    """The violations planguard records on the JVM for one session, read statement by statement.
-
-    planguard keeps a session's most recent records (up to a capacity); a statement's records are
-    those after the longest run of records already seen, so that none is lost or counted twice
-    when old records fall out."""
+    """The violations planguard records on the JVM for one session, statement by statement:
+    counted on the JVM (`planguard.violation_count`, which never drops one), the records
+    themselves the newest of its report."""
 
     def __init__(self, session, enabled: bool):
-        self.session, self.enabled, self.seen = session, enabled, []
+        self.session, self.enabled, self.count = session, enabled, 0
 
     def new(self):
         if not self.enabled:
             return []
         import planguard
-        now = planguard.violations(self.session)
-        overlap = _overlap(self.seen, now)
-        self.seen = now
-        return now[overlap:]
-
-
-def _overlap(before, after) -> int:
-    """The length of the longest suffix of `before` that is a prefix of `after`."""
-    for start in range(max(0, len(before) - len(after)), len(before) + 1):
-        if before[start:] == after[:len(before) - start]:
-            return len(before) - start
-    return 0
+        now = planguard.violation_count(self.session)
+        added, self.count = now - self.count, now
+        return planguard.violations(self.session)[-added:] if added else []
 
 
 def run_statement(session, sql: str, warehouse: pathlib.Path) -> dict:

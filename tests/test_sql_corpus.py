@@ -73,7 +73,14 @@ def test_the_same_rows(results, run):
     assert described(results[run]["row_diffs"]) == []
 
 
+# The invariants that only warn by default: advice on legal SQL (two columns named alike, a
+# name Spark generated stored by a write), never a stop; counted and listed in docs/corpus.md.
+ADVISORY = {("UNIQUE_FIELD", "warn"), ("NAMING", "warn")}
+
+
 @pytest.mark.parametrize("run", RUNS)
 def test_no_violation_recorded_on_the_jvm(results, run):
-    """Counted statement by statement from planguard's log on the JVM, warnings included."""
-    assert results[run]["violations"] == 0, described(results[run]["warnings"])
+    """Counted statement by statement on the JVM: no violation but the advisory warnings."""
+    recorded = [r for r in results[run]["warnings"]
+                if any((v["id"], v["level"]) not in ADVISORY for v in r["violations"])]
+    assert described(recorded) == []
