@@ -200,14 +200,14 @@ def summary(outcome: dict) -> str:
 
 
 def signature(plain: list, guarded: list) -> str:
-    """What tells one difference from another: the differing statements' errors, numbers
-    blanked (expression ids, positions), or "rows" when only rows differ."""
-    parts = []
+    """What tells one difference from another: the differing statements' distinct errors,
+    numbers blanked (expression ids, positions), or "rows" when only rows differ."""
+    parts = set()
     for a, b in zip(plain, guarded):
         if a.get("rows", a.get("error")) != b.get("rows", b.get("error")):
             text = b["message"] if "error" in b else (a["message"] if "error" in a else "rows")
-            parts.append(re.sub(r"\d+", "N", text))
-    return " | ".join(parts)
+            parts.add(re.sub(r"\d+", "N", text))
+    return " | ".join(sorted(parts))
 
 
 class Differ:
