@@ -1,0 +1,38 @@
+"""The differential fuzzer in CI mode (tests/fuzzing.py): a bounded, derandomized run of random
+SQL and DataFrame programs, each with planguard in fail mode and without it, adaptive execution
+on and off. A difference fails with hypothesis's minimal program.
+"""
+import os
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import fuzzing
+
+EXAMPLES = int(os.environ.get("PLANGUARD_FUZZ_EXAMPLES", "25"))
+BUDGET_SECONDS = 180  # new programs past this pass unrun, so that shrinking ends in time
+
+
+@pytest.fixture(scope="module")
+def differ():
+    """The plain and the planguard worker."""
+    d = fuzzing.Differ()
+    yield d
+    d.close()
+
+
+def test_planguard_changes_no_outcome(differ):
+    start, known = time.monotonic(), {}
+
+    @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(fuzzing.program())
+    def check(program):
+        key = fuzzing.render(program)
+        if key not in known and time.monotonic() - start < BUDGET_SECONDS:
+            known[key] = differ.difference(program)
+        found = known.get(key)
+        assert found is None, found[0]
+
+    check()
