@@ -156,3 +156,61 @@ def test_violations_are_reported_to_python(spark, conf):
     assert report[0]["expected"] == "a INT NOT NULL, b BIGINT NOT NULL"
     assert report[0]["actual"] == "b BIGINT NOT NULL, a INT NOT NULL"
     assert report[0]["differences"] and report[0]["plan"] and report[0]["time"] > 0
+
+
+DELTA_WORKLOAD = [
+    "CREATE TABLE {t} (id BIGINT NOT NULL, v INT, k STRING) USING delta "
+    "TBLPROPERTIES (delta.enableChangeDataFeed = true)",
+    "ALTER TABLE {t} ADD CONSTRAINT v_positive CHECK (v >= 0)",
+    "INSERT INTO {t} (id, v, k) VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')",
+    "INSERT INTO {t} (id, v, k) SELECT id + 10, CAST(id AS INT), 'd' FROM range(5)",
+    "UPDATE {t} SET v = v + 1 WHERE k = 'a'",
+    "DELETE FROM {t} WHERE id = 2",
+    "MERGE INTO {t} AS t USING (SELECT id, CAST(id * 3 AS INT) AS v FROM range(0, 15, 3)) AS s "
+    "ON t.id = s.id WHEN MATCHED AND s.v > 20 THEN DELETE "
+    "WHEN MATCHED THEN UPDATE SET v = s.v "
+    "WHEN NOT MATCHED THEN INSERT (id, v, k) VALUES (s.id, s.v, 'm')",
+    "OPTIMIZE {t}",
+    "OPTIMIZE {t} ZORDER BY (v)",
+    "SELECT * FROM {t} ORDER BY id",
+    "SELECT k, count(*), sum(v) FROM {t} GROUP BY k",
+    "DESCRIBE HISTORY {t}",
+    "SELECT * FROM {t} VERSION AS OF 2",
+    "SELECT _change_type, count(*) FROM table_changes('{name}', 1) GROUP BY _change_type",
+    "RESTORE TABLE {t} TO VERSION AS OF 3",
+    "SELECT * FROM {t} ORDER BY id",
+    "SHOW TBLPROPERTIES {t}",
+    "DESCRIBE DETAIL {t}",
+]
+
+
+def test_delta_dml_runs_without_a_violation(spark, adaptive):
+    """Delta's commands (MERGE, UPDATE, DELETE, OPTIMIZE, RESTORE, change data feed, constraints)
+    as a user runs them, every result collected: planguard records nothing."""
+    name = f"delta_dml_{'aqe' if adaptive else 'plain'}"
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    before = planguard.violation_count(spark)
+    for statement in DELTA_WORKLOAD:
+        spark.sql(statement.format(t=name, name=name)).collect()
+    assert planguard.violation_count(spark) == before, planguard.violations(spark)[-3:]
+    assert spark.table(name).count() > 0
+    spark.sql(f"DROP TABLE {name}")
+
+
+def test_a_failing_check_commits_nothing_to_a_delta_table(spark, adaptive, conf):
+    """An INSERT and a MERGE whose plan a broken rule changed fail before Delta commits."""
+    name = f"delta_guarded_{'aqe' if adaptive else 'plain'}"
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    spark.sql(f"CREATE TABLE {name} (a INT, b BIGINT) USING delta")
+    spark.sql(f"INSERT INTO {name} VALUES (1, 2)")
+    versions = spark.sql(f"DESCRIBE HISTORY {name}").count()
+    conf(SWAP_COLUMNS, "true")
+    for statement in [f"INSERT INTO {name} SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(5)",
+                      f"INSERT OVERWRITE {name} SELECT CAST(id AS INT) AS a, id * 2 AS b "
+                      "FROM range(5)"]:
+        with pytest.raises(planguard.InvariantViolation):
+            spark.sql(statement)
+    conf(SWAP_COLUMNS, "false")
+    assert spark.sql(f"DESCRIBE HISTORY {name}").count() == versions
+    assert [tuple(r) for r in spark.table(name).collect()] == [(1, 2)]
+    spark.sql(f"DROP TABLE {name}")
