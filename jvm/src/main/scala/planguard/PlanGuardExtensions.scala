@@ -5,7 +5,7 @@ import java.util.{Collections, WeakHashMap}
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 
 import planguard.naming.{ApplySpecNames, GeneratedNames}
-import planguard.planner.{PartitionsHint, PlanGuardPlanner}
+import planguard.planner.{AdaptiveLinks, PartitionsHint, PlanGuardPlanner}
 import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule, RememberAnalyzedPlan}
 
 /**
@@ -47,6 +47,9 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       // re-planning: where planguard's planner (off by default) plans aggregations and joins
       // with their exchanges; it returns nothing, leaving Spark's strategies to plan, otherwise.
       extensions.injectPlannerStrategy(session => PlanGuardPlanner(session))
+      // Once adaptive execution has taken a plan, the planner's exchanges must look like
+      // EnsureRequirements' to it: no logical link (AdaptiveLinks says why).
+      extensions.injectQueryPostPlannerStrategyRule(_ => AdaptiveLinks)
     }
   }
 }

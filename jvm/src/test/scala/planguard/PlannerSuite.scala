@@ -320,6 +320,28 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
     }
   }
 
+  test("a broadcast exchange of the planner's is never taken for its input's stage: a " +
+    "re-planned join that swaps its build side runs (adaptive)") {
+    // Broadcast joins allowed: the decorrelated subquery's domain and t2 are both small. Once the
+    // domain's shuffle stage has run, adaptive execution re-plans the join with t2 as the build
+    // side; the domain's broadcast exchange must not stand for the domain then.
+    val spark = session(Seq(planguard), adaptive = true,
+      "spark.sql.autoBroadcastJoinThreshold" -> "10MB")
+    spark.sql("CREATE OR REPLACE TEMP VIEW s1(c1, c2) AS VALUES (0, 1), (1, 2)")
+    spark.sql("CREATE OR REPLACE TEMP VIEW s2(c1, c2) AS VALUES (0, 2), (0, 3)")
+    for (sql <- Seq(
+        "SELECT c1, (SELECT max(c2) FROM (SELECT c2 FROM s2 WHERE s2.c1 = s1.c1 UNION ALL " +
+          "SELECT c2 FROM s2)) m FROM s1",
+        "SELECT * FROM s1, LATERAL (SELECT c2 FROM s2 WHERE s2.c1 = s1.c1 UNION SELECT c1 FROM s2)",
+        "SELECT * FROM s1 WHERE EXISTS (SELECT c1 FROM s2 WHERE s2.c1 = s1.c1 INTERSECT " +
+          "SELECT c1 FROM s2 WHERE s2.c2 = s1.c2 + 1)")) {
+      spark.conf.set(On._1, "false")
+      val expected = rows(spark.sql(sql))
+      spark.conf.set(On._1, "true")
+      assert(rows(spark.sql(sql)) == expected, sql)
+    }
+  }
+
   test("PLANGUARD_PARTITIONS takes one positive integer, one count per query") {
     val spark = plannerSession(adaptive = false, On)
     for (sql <- Seq("SELECT /*+ PLANGUARD_PARTITIONS(0) */ k FROM t1",
