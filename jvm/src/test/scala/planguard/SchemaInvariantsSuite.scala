@@ -90,6 +90,11 @@ class SchemaInvariantsSuite extends SparkSessions {
         t.selectExpr("id", "id").collect()
         t.as("a").join(t.as("b"), col("a.id") === col("b.v")).collect()
         spark.sql("SELECT 1 AS x, 2 AS X").collect() // two columns, one name case-insensitively
+        // USING joins, step by step: the join under each USING projection outputs both sides'
+        // keys, Spark's plumbing; the projection keeps one.
+        (1 to 5).foldLeft(t) { (df, i) =>
+          df.join(spark.range(3).selectExpr("id", s"id * $i AS w$i"), Seq("id"), "left")
+        }.collect()
       }
       assert(legal.count(_.contains("UNIQUE_FIELD")) == 1, legal) // only x and X
       val other = spark.range(5).selectExpr("id", "id * 3 as w")

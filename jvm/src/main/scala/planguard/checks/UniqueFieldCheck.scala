@@ -7,6 +7,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.{ExistenceJoin, LeftAnti, LeftSemi}
 import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.catalyst.trees.TreePattern.PLAN_EXPRESSION
 import org.apache.spark.sql.types.{NullType, StructType}
 
 import planguard.schema.SchemaDiff
@@ -18,8 +19,8 @@ import planguard.schema.SchemaDiff
 object UniqueFieldCheck {
 
   /**
-   * The schema-creating nodes of `plan` that break the invariant, with what they break, deepest
-   * first. (Spark runs check rules on each subquery's plan too.)
+   * The schema-creating nodes of `plan` and of its subqueries' plans that break the invariant,
+   * with what they break, deepest first.
    *
    * Each node is asked only about the pairs of columns it can newly put side by side: a filter,
    * a sort or a union passes on its child's columns (a union its first child's), a join puts its
@@ -68,7 +69,8 @@ object UniqueFieldCheck {
       case _ => createsSchema(node)
     }
     def visit(node: LogicalPlan, checked: Boolean): Unit = {
-      node.children.foreach(visit(_, checked = !node.isInstanceOf[Expand]))
+      if (node.containsPattern(PLAN_EXPRESSION)) node.subqueries.foreach(visit(_, checked = true))
+      node.children.foreach(child => visit(child, checked = !plumbing(node, child)))
       if (checked && newPairs(node) && hasClash(columnsFor(node), caseSensitive)) {
         broken += node -> diff(node, caseSensitive)
       }
@@ -102,6 +104,19 @@ object UniqueFieldCheck {
       case _ => node.output
     }
 
+  /**
+   * A child whose schema is Spark's plumbing, never referenced by name: the projection an `Expand`
+   * reads (GROUPING SETS, ROLLUP, CUBE copy the grouping columns under their own relation and
+   * name), and the join under a USING or NATURAL join's projection, which outputs both sides'
+   * keys; the projection keeps one, and the others only for qualified access (`t2.k`), as
+   * Spark's hidden output.
+   */
+  private def plumbing(parent: LogicalPlan, child: LogicalPlan): Boolean = (parent, child) match {
+    case (_: Expand, _) => true
+    case (p: Project, _: Join) => p.getTagValue(Project.hiddenOutputTag).isDefined
+    case _ => false
+  }
+
   /** Nodes whose output is their child's. */
   private def passesOn(node: LogicalPlan): Boolean = node match {
     case _: Filter | _: Sort | _: GlobalLimit | _: LocalLimit | _: Distinct | _: View => true
@@ -114,10 +129,8 @@ object UniqueFieldCheck {
 
   /**
    * The nodes that create a schema, as seed 004 lists them: relations, projections, aggregates,
-   * joins, windows, generators, unions, and aliases, which requalify their child's columns.
-   * GROUPING SETS, ROLLUP and CUBE expand into an Expand over a projection that copies the grouping
-   * columns under their own (relation, name): Spark's plumbing, never referenced by name and gone
-   * above the aggregate, so an Expand and its child are left out (`checked`).
+   * joins, windows, generators, unions, and aliases, which requalify their child's columns. An
+   * `Expand` and the plumbing children of `plumbing` are left out.
    */
   private def createsSchema(node: LogicalPlan): Boolean = node match {
     case _: LeafNode | _: Project | _: Aggregate | _: Join | _: Window | _: Generate | _: Union |

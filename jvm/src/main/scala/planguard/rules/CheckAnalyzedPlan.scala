@@ -7,14 +7,11 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.internal.SQLConf
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.{NamingCheck, PersistedColumns, UniqueFieldCheck}
+import planguard.checks.{NamingCheck, PersistedColumns}
 import planguard.conf.{Level, PlanGuardConf}
 
 /**
- * UNIQUE_FIELD on each analyzed plan. A DataFrame's plan is analyzed again inside every DataFrame
- * built on it, and Spark re-analyzes some plans it derives: at `warn`, each clash of columns (the
- * same attributes) is reported once; at `fail`, every query that has one fails. NAMING on each
- * analyzed write command: at analysis, so that a failing write writes nothing.
+ * NAMING on each analyzed write command: at analysis, so that a failing write writes nothing.
  */
 final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan => Unit) {
 
@@ -22,15 +19,6 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
     val conf = session.sessionState.conf
     // Every query is analyzed: the place to reject an unknown spark.planguard.* key once.
     PlanGuardConf.validateAll(conf)
-    if (PlanGuardConf.level(conf, Invariant.UniqueField) != Level.Off) {
-      UniqueFieldCheck(plan, conf.caseSensitiveAnalysis)
-        .filter { case (_, diff) =>
-          CheckAnalyzedPlan.reportable(conf, Invariant.UniqueField, diff.differences)
-        }
-        .foreach { case (node, diff) =>
-          Violations.check(session, Invariant.UniqueField, Phase.Analysis, node)(diff)()
-        }
-    }
     PersistedColumns(plan).map { case (query, names) => NamingCheck(plan, query, names) }
       .filter(_.columns.nonEmpty).foreach { found =>
         // A stored relation qualifier breaks seed 004 outright: it fails at the mode, not at warn,
@@ -54,7 +42,7 @@ object CheckAnalyzedPlan {
 
   /**
    * A violation fails every query it is found in; one that only warns is reported the first time.
-   * Clashes, or flagged columns, are described by their attributes (names with ids).
+   * Flagged columns are described by their attributes (names with ids).
    */
   private def reportable(conf: SQLConf, invariant: Invariant, clashes: Seq[String]): Boolean =
     PlanGuardConf.level(conf, invariant) == Level.Fail || reported.put(clashes, true) == null

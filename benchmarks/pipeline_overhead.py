@@ -1,0 +1,104 @@
+"""planguard's cost on the DataFrame pipelines users build step by step, side by side in one JVM:
+two sessions of one SparkContext, one with planguard (fail mode) and one without it, and a second
+session without it as an A/A control.
+
+Every DataFrame API call analyzes the plan it makes, so a pipeline of n steps is analyzed n times,
+each time whole: a rule that walks the whole plan on every step costs O(n^2). Shapes (sizes by
+default): a fact LEFT JOINed USING a key to n dimensions, one after another (10, 20, 40); n
+`withColumn` calls (100, 200, 400); n sources appended with `union` (100, 300); a table of n
+columns filtered, extended, selected whole and aggregated (1,000, 3,000). Two figures each: building
+the pipeline (every step, analysis included) and planning the finished DataFrame to its executed
+plan (optimization, planning, preparation; nothing runs).
+
+Rounds go round robin over the shapes, each round timing every shape once in every arm, the order
+rotating from round to round; a figure's ratio is the median of its per-round ratios. After
+--warmup-seconds of the same rounds, untimed (the JIT compiles planguard's rules and Spark's).
+
+    python benchmarks/pipeline_overhead.py [--rounds N] [--warmup-seconds W] [--only SHAPE]
+"""
+import argparse
+import os
+import pathlib
+import platform
+import statistics
+import sys
+import time
+
+from pyspark.sql import SparkSession
+
+import planguard
+
+HERE = pathlib.Path(__file__).resolve().parent
+TESTS_JAR = HERE.parent / "target" / "planguard-tests.jar"
+SHAPES = [("joins", 10), ("joins", 20), ("joins", 40), ("withColumn", 100), ("withColumn", 200),
+          ("withColumn", 400), ("unions", 100), ("unions", 300), ("wide", 1000), ("wide", 3000)]
+ARMS = ("planguard", "without", "without again")
+
+
+def session() -> SparkSession:
+    """A SparkContext with planguard's jar and the benchmark's, and no extension listed: the
+    planguard arm's session adds planguard itself."""
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+             .config("spark.sql.shuffle.partitions", "2")
+             .config("spark.driver.memory", "4g")
+             .config("spark.jars", f"{planguard.jar_path()},{TESTS_JAR}")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def one_round(timing, sessions, shapes, r: int):
+    """{shape: [per arm: (build ns, plan ns)]} of one round, the arms' order rotating with r."""
+    result = {}
+    for shape, size in shapes:
+        order = list(range(len(sessions)))
+        order = order[r % len(order):] + order[:r % len(order)]
+        times = [None] * len(sessions)
+        for k in order:
+            times[k] = list(timing.time(sessions[k], shape, size))
+        result[(shape, size)] = times
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--warmup-seconds", type=float, default=120)
+    parser.add_argument("--only", default="", help="only the shapes whose name contains this")
+    args = parser.parse_args()
+    shapes = [s for s in SHAPES if args.only in s[0]]
+    spark = session()
+    timing = spark._jvm.planguard.bench.PipelineTime
+    plain, guarded = timing.sessions(spark._jsparkSession)
+    again = timing.sessions(spark._jsparkSession)[0]
+    sessions = [guarded, plain, again]
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, Spark {spark.version}, local[2]")
+
+    deadline, warm = time.monotonic() + args.warmup_seconds, 0
+    while time.monotonic() < deadline or warm == 0:
+        one_round(timing, sessions, shapes, warm)
+        warm += 1
+    print(f"warm-up: {warm} rounds; then {args.rounds} rounds, each building and planning every "
+          "shape once in each arm\n")
+
+    rounds = [one_round(timing, sessions, shapes, r) for r in range(args.rounds)]
+    print(f"{'shape':16} {'figure':6} {'planguard ms':>13} {'without ms':>11} {'ratio':>7} "
+          f"{'control':>8}")
+    worst = {"build": 0.0, "plan": 0.0}
+    for shape in shapes:
+        for f, figure in enumerate(("build", "plan")):
+            per_arm = [[rnd[shape][k][f] for rnd in rounds] for k in range(len(ARMS))]
+            ratio = statistics.median(a / b for a, b in zip(per_arm[0], per_arm[1]))
+            control = statistics.median(a / b for a, b in zip(per_arm[2], per_arm[1]))
+            worst[figure] = max(worst[figure], ratio)
+            print(f"{shape[0] + ' ' + str(shape[1]):16} {figure:6} "
+                  f"{statistics.median(per_arm[0]) / 1e6:13.1f} "
+                  f"{statistics.median(per_arm[1]) / 1e6:11.1f} {ratio:7.3f} {control:8.3f}")
+    print(f"\nhighest ratio: building {worst['build']:.3f}, planning {worst['plan']:.3f}")
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

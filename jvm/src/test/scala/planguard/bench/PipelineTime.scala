@@ -1,0 +1,61 @@
+package planguard.bench
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.functions.{col, lit, sum}
+
+import planguard.PlanGuardExtensions
+
+/**
+ * Timing on the JVM side for benchmarks/pipeline_overhead.py: the DataFrame pipelines users build
+ * step by step, each step analyzed as it is made, in two sessions of one SparkContext, one with
+ * planguard and one without it.
+ */
+object PipelineTime {
+
+  /** (without planguard, with planguard), on the running SparkContext. */
+  def sessions(active: SparkSession): Array[SparkSession] = {
+    val plain = active.newSession()
+    // The builder takes the running SparkContext.
+    val guarded = SparkSession.builder().withExtensions(new PlanGuardExtensions).create()
+    Array(plain, guarded)
+  }
+
+  /**
+   * Builds one pipeline of `shape` and `size` in `session`, then plans it: (nanoseconds to build
+   * it through the DataFrame API, nanoseconds to plan the result to its executed plan).
+   */
+  def time(session: SparkSession, shape: String, size: Int): Array[Long] = {
+    val start = System.nanoTime()
+    val df = build(session, shape, size)
+    val built = System.nanoTime()
+    df.queryExecution.executedPlan
+    Array(built - start, System.nanoTime() - built)
+  }
+
+  def build(spark: SparkSession, shape: String, size: Int): DataFrame = shape match {
+    // A fact joined to `size` dimensions on a shared key, USING: a star schema built join by join.
+    case "joins" =>
+      (1 to size).foldLeft(spark.range(100).selectExpr("id AS k", "id AS v0")) { (df, i) =>
+        df.join(spark.range(10).selectExpr("id AS k", s"id * $i AS v$i"), Seq("k"), "left")
+      }
+    // One derived column after another.
+    case "withColumn" =>
+      (1 to size).foldLeft(spark.range(100).toDF()) { (df, i) =>
+        df.withColumn(s"c$i", col("id") + i)
+      }
+    // Many sources of one shape appended to each other.
+    case "unions" =>
+      (1 until size).foldLeft(source(spark, 0)) { (df, i) => df.union(source(spark, i)) }
+    // A wide table, then what a job does with it: filter, derive, select all, aggregate.
+    case "wide" =>
+      val wide = spark.range(10).select((0 until size).map(i => (col("id") + i).as(s"c$i")): _*)
+      wide.filter(col("c0") > 1)
+        .withColumn("extra", col("c1") * 2)
+        .select(wide.columns.map(col) :+ col("extra"): _*)
+        .groupBy("c0").agg(sum("extra").as("total"), (1 until 50).map(i => sum(s"c$i")): _*)
+    case other => throw new IllegalArgumentException(s"unknown shape $other")
+  }
+
+  private def source(spark: SparkSession, i: Int): DataFrame =
+    spark.range(10).select(col("id"), lit(i).as("src"), (col("id") * i).as("value"))
+}
