@@ -116,13 +116,14 @@ object Exchanges {
     exchange(ShuffleExchangeExec(partitioning, child), child)
 
   /**
-   * The exchange takes the logical link of the plan it reads, as adaptive execution finds it for
-   * an exchange EnsureRequirements adds: a stage must stand for its input's logical plan, not for
-   * the join above it. An input planned in this same step (a partial aggregate) has no link yet:
-   * the exchange inherits the operator's, as the stage over EnsureRequirements' exchange would.
+   * The exchange takes the logical link of the plan it reads (AdaptiveLinks), as adaptive
+   * execution finds it for an exchange EnsureRequirements adds: a stage must stand for its input's
+   * logical plan, not for the join above it. An input planned in this same step (a partial
+   * aggregate) has no link yet: the exchange inherits the operator's, as the stage over
+   * EnsureRequirements' exchange would.
    */
   private def exchange(exchange: Exchange, child: SparkPlan): SparkPlan = {
-    child.logicalLink.foreach(exchange.setLogicalLink)
+    child.logicalLink.foreach(AdaptiveLinks.link(exchange, _))
     PlannerOrigin.mark(exchange)
   }
 
