@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory
 import planguard.checks.PreparationReplay
 import planguard.conf.PlanGuardConf
 import planguard.report.{ViolationLog, ViolationRecord}
+import planguard.shims.ErrorCondition
 
 /**
  * Runs planguard's checks: not at all when planguard is disabled, and so that a bug in planguard
@@ -28,7 +29,8 @@ object Guarded {
     if (!PlanGuardConf.enabled(conf)) fallback
     else {
       try step catch {
-        case e: SparkThrowable with Throwable if e.getCondition.startsWith("PLANGUARD_") => throw e
+        case e: SparkThrowable with Throwable
+            if Option(ErrorCondition.of(e)).exists(_.startsWith("PLANGUARD_")) => throw e
         case NonFatal(e) if PlanGuardConf.failOnInternalError(conf) => throw e
         case NonFatal(e) =>
           log.warn(s"planguard internal error in $what; the query goes on unchecked.", e)

@@ -9,6 +9,7 @@ import org.apache.spark.sql.internal.SQLConf
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{NamingCheck, PersistedColumns}
 import planguard.conf.{Level, PlanGuardConf}
+import planguard.naming.ApplySpecNames
 
 /**
  * NAMING on each analyzed write command: at analysis, so that a failing write writes nothing.
@@ -19,6 +20,9 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
     val conf = session.sessionState.conf
     // Every query is analyzed: the place to reject an unknown spark.planguard.* key once.
     PlanGuardConf.validateAll(conf)
+    if (!ApplySpecNames.supported && PlanGuardConf.specNaming(conf)) {
+      ApplySpecNames.warnUnsupported()
+    }
     PersistedColumns(plan).map { case (query, names) => NamingCheck(plan, query, names) }
       .filter(_.columns.nonEmpty).foreach { found =>
         // A stored relation qualifier breaks seed 004 outright: it fails at the mode, not at warn,

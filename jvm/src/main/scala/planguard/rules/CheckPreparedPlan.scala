@@ -29,7 +29,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
       val levels = PlanGuardConf.levels(session.sessionState.conf)
       val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
-      PlannedQuery.of(plan, owner, session).filter(_.firstCheck()).foreach { query =>
+      PlannedQuery.of(plan, owner, session).filter(_.unchecked).foreach { query =>
         // On the analyzed plan of each query Spark runs: not on the plans Spark analyzes only to
         // build others (a DataFrame's every step, the trial join of a USING join, the encoder's
         // plan over a result), which never run.
@@ -52,6 +52,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           planned)(
           PlanningSchemaCheck(query.optimized, planned, types))(_ =>
           StrategyAttribution.strategyOf(session, planned))
+        query.markChecked()
       }
       PlannedQuery.whole(plan, owner).foreach { qe =>
         Violations.checkWith(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
