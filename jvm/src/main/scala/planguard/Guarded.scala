@@ -31,13 +31,25 @@ object Guarded {
       try step catch {
         case e: SparkThrowable with Throwable
             if Option(ErrorCondition.of(e)).exists(_.startsWith("PLANGUARD_")) => throw e
-        case NonFatal(e) if PlanGuardConf.failOnInternalError(conf) => throw e
-        case NonFatal(e) =>
+        case Internal(e) if PlanGuardConf.failOnInternalError(conf) => throw e
+        case Internal(e) =>
           log.warn(s"planguard internal error in $what; the query goes on unchecked.", e)
           ViolationLog.record(session, ViolationRecord("INTERNAL_ERROR", "log", what, None, "",
             "", Seq(e.toString), "", System.currentTimeMillis()))
           fallback
       }
+    }
+  }
+
+  /**
+   * planguard's own failures: every non-fatal exception, and the LinkageErrors of a jar built for
+   * another Spark line (a class or method that Spark lacks: Spark 4.3 changed ShuffleExchangeExec's
+   * constructor, 4.2 renamed KeyGroupedPartitioning), which NonFatal does not cover.
+   */
+  private object Internal {
+    def unapply(e: Throwable): Option[Throwable] = e match {
+      case NonFatal(_) | _: LinkageError => Some(e)
+      case _ => None
     }
   }
 }
