@@ -7,12 +7,14 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions._
 
 import planguard.errors.InvariantViolation
+import planguard.naming.ApplySpecNames
 import planguard.report.ViolationLog
 
 /** NAMING on real writes: generated names warn, generated relation qualifiers fail. */
 class NamingCheckSuite extends SparkSessions {
 
   private def spark(naming: String, confs: (String, String)*): SparkSession = {
+    assume(naming != "spec" || ApplySpecNames.supported, "naming=spec needs Spark 4.0")
     val s = newSession(Seq(planguard), Seq("spark.planguard.naming" -> naming,
       "spark.sql.warehouse.dir" -> dir()) ++ confs: _*)
     s.range(3).createOrReplaceTempView("customer")

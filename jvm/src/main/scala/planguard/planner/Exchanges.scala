@@ -2,12 +2,13 @@ package planguard.planner
 
 import org.apache.spark.sql.catalyst.expressions.SortOrder
 import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution,
-  Distribution, KeyGroupedPartitioning, Partitioning, PartitioningCollection, ShuffleSpec,
-  SinglePartition}
+  Distribution, Partitioning, PartitioningCollection, ShuffleSpec, SinglePartition}
 import org.apache.spark.sql.execution.{RemoveRedundantProjects, SortExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange,
   ShuffleExchangeExec, ShuffleExchangeLike}
 import org.apache.spark.sql.internal.SQLConf
+
+import planguard.shims.KeyGrouped
 
 /**
  * The exchanges an operator planguard plans needs below it, from the operator's own
@@ -85,12 +86,13 @@ object Exchanges {
     if (children.exists(rewrittenByEnsureRequirements)) return children
     val specs: Seq[Option[ShuffleSpec]] = children.zip(required).map { case (child, d) =>
       val partitioning = child.outputPartitioning
-      Option.when(partitioning.satisfies(d))(partitioning.createShuffleSpec(d))
+      if (partitioning.satisfies(d)) Some(partitioning.createShuffleSpec(d)) else None
     }
     if (children.forall(_.outputPartitioning == SinglePartition) && children.forall(small)) {
       return children
     }
-    val kept = specs.flatten.filter(_.canCreatePartitioning).maxByOption(_.numPartitions)
+    val creatable = specs.flatten.filter(_.canCreatePartitioning)
+    val kept = if (creatable.isEmpty) None else Some(creatable.maxBy(_.numPartitions))
     children.indices.map { i =>
       kept match {
         case Some(spec) if specs(i).exists(spec.isCompatibleWith) => children(i)
@@ -107,7 +109,7 @@ object Exchanges {
     child.isInstanceOf[ShuffleExchangeLike] || keyGrouped(child.outputPartitioning)
 
   private def keyGrouped(partitioning: Partitioning): Boolean = partitioning match {
-    case _: KeyGroupedPartitioning => true
+    case KeyGrouped(_) => true
     case PartitioningCollection(ps) => ps.exists(keyGrouped)
     case _ => false
   }

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{NamingCheck, PersistedColumns}
 import planguard.conf.{Level, PlanGuardConf}
+import planguard.naming.ApplySpecNames
 
 /**
  * NAMING on each analyzed write command: at analysis, so that a failing write writes nothing.
@@ -15,8 +16,13 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
 
   override def apply(plan: LogicalPlan): Unit = Guarded(session, "CheckAnalyzedPlan") {
     // Every query is analyzed: the place to reject an unknown spark.planguard.* key once.
-    PlanGuardConf.validateAll(session.sessionState.conf)
-    PersistedColumns(plan).filter { case (query, _) => query.getTagValue(CheckAnalyzedPlan.Passed).isEmpty }
+    val conf = session.sessionState.conf
+    PlanGuardConf.validateAll(conf)
+    if (!ApplySpecNames.supported && PlanGuardConf.specNaming(conf)) {
+      ApplySpecNames.warnUnsupported()
+    }
+    PersistedColumns(plan)
+      .filter { case (query, _) => query.getTagValue(CheckAnalyzedPlan.Passed).isEmpty }
       .foreach { case (query, names) =>
         val found = NamingCheck(plan, query, names)
         // A stored relation qualifier breaks seed 004 outright: it fails at the mode, not at warn.

@@ -29,7 +29,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
       val levels = PlanGuardConf.levels(session.sessionState.conf)
       val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
-      PlannedQuery.of(plan, owner, session).filter(_.firstCheck()).foreach { query =>
+      PlannedQuery.of(plan, owner, session).filter(_.unchecked).foreach { query =>
         Violations.checkWith(levels, session, Invariant.UniqueField, Phase.Analysis,
           query.analyzed)(
           UniqueFieldCheck(query.analyzed, session.sessionState.conf.caseSensitiveAnalysis))(
@@ -45,6 +45,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           planned)(
           PlanningSchemaCheck(query.optimized, planned, types))(_ =>
           StrategyAttribution.strategyOf(session, planned))
+        query.markChecked()
       }
       PlannedQuery.whole(plan, owner).foreach { qe =>
         Violations.checkWith(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
