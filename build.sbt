@@ -1,7 +1,32 @@
 // planguard: a Spark SQL extension that checks Spark's planning contracts.
 // Spark is `provided`: the jar holds only planguard's classes.
 
-val sparkVersion = "4.0.1" // keep equal to the pyspark pin in pyproject.toml (tests check it)
+// The default line's Spark: keep equal to the pyspark pin in pyproject.toml (tests check it).
+val sparkVersion = "4.0.1"
+
+// Every Spark line planguard builds for (project/SparkLine.scala): the newest release of the line
+// on Maven Central, the Scala version that release's pom builds with, and the line's shim folders
+// under jvm/src/main/ and jvm/src/test/, added to the common jvm/src/*/scala. Choose one with
+// `-Dspark.line=<line>` (or the full Spark version): `dev/sbt -Dspark.line=4.1 test`. Each line
+// builds into target/spark-<line>/, its jar named planguard-spark<line>_<scala>-<version>.jar.
+// docs/spark-lines-notes.md says what differs between the lines and how each shim handles it.
+val sparkLines = Seq(
+  SparkLine("3.5", "3.5.9", "2.12.18", Seq("spark-3.5", "spark-3.5-4.1")),
+  SparkLine("4.0", sparkVersion, "2.13.16", Seq("spark-4.x", "spark-3.5-4.1")),
+  SparkLine("4.1", "4.1.3", "2.13.17", Seq("spark-4.x", "spark-3.5-4.1")),
+  SparkLine("4.2", "4.2.0", "2.13.18", Seq("spark-4.x", "spark-4.2")))
+val defaultLine = "4.0"
+
+val sparkLine: SparkLine = {
+  val wanted = sys.props.getOrElse("spark.line", defaultLine)
+  sparkLines.find(l => l.line == wanted || l.spark == wanted).getOrElse(sys.error(
+    s"-Dspark.line=$wanted: no such Spark line; choose one of " +
+      sparkLines.map(_.line).mkString(", ")))
+}
+
+// Spark 3.5 runs on Java 8, 11 and 17 (platforms still run it on 8): its jar is Java 8 bytecode.
+// Spark 4 requires Java 17.
+val javaRelease = if (sparkLine.line == "3.5") "8" else "17"
 
 // What spark-submit and PySpark add on Java 17 (org.apache.spark.launcher.JavaModuleOptions);
 // forked ScalaTest JVMs need them too.
@@ -25,24 +50,45 @@ val sparkJavaModuleOptions = Seq(
   "-Djdk.reflect.useDirectMethodHandle=false",
   "-Dio.netty.tryReflectionSetAccessible=true")
 
+/**
+ * Until the Python package bundles one jar per line, setup.py and tests/conftest.py read the
+ * default line's jars at their former paths, target/planguard-<version>.jar and
+ * target/planguard-tests.jar: the default line copies its jars there too.
+ */
+def formerPath(jar: File, base: File, name: String): File = {
+  if (sparkLine.line == defaultLine) IO.copyFile(jar, base / "target" / name)
+  jar
+}
+
 lazy val planguard = (project in file("."))
   .settings(
     name := "planguard",
     version := "0.1.0",
     organization := "io.github.planguard",
-    scalaVersion := "2.13.16",
-    javacOptions ++= Seq("--release", "17"),
-    scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused,_"),
+    scalaVersion := sparkLine.scala,
+    target := baseDirectory.value / "target" / s"spark-${sparkLine.line}",
+    javacOptions ++= Seq("--release", javaRelease),
+    scalacOptions ++= Seq("-release", javaRelease, "-deprecation", "-feature",
+      "-Xlint:-unused,_"),
     Compile / scalaSource := baseDirectory.value / "jvm" / "src" / "main" / "scala",
+    Compile / unmanagedSourceDirectories ++=
+      sparkLine.shims.map(baseDirectory.value / "jvm" / "src" / "main" / _),
     Compile / resourceDirectory := baseDirectory.value / "jvm" / "src" / "main" / "resources",
     Test / scalaSource := baseDirectory.value / "jvm" / "src" / "test" / "scala",
+    Test / unmanagedSourceDirectories ++=
+      sparkLine.shims.map(baseDirectory.value / "jvm" / "src" / "test" / _),
     Test / resourceDirectory := baseDirectory.value / "jvm" / "src" / "test" / "resources",
     libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      "org.apache.spark" %% "spark-sql" % sparkLine.spark % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test),
-    // Stable names: the Python build bundles the first, pytest loads the second.
-    Compile / packageBin / artifactPath := target.value / s"planguard-${version.value}.jar",
-    Test / packageBin / artifactPath := target.value / "planguard-tests.jar",
+    // One jar per line; the Python build bundles the first, pytest loads the second.
+    Compile / packageBin / artifactPath :=
+      target.value / s"planguard-${sparkLine.suffix}-${version.value}.jar",
+    Test / packageBin / artifactPath := target.value / s"planguard-tests-${sparkLine.suffix}.jar",
+    Compile / packageBin := formerPath((Compile / packageBin).value, baseDirectory.value,
+      s"planguard-${version.value}.jar"),
+    Test / packageBin := formerPath((Test / packageBin).value, baseDirectory.value,
+      "planguard-tests.jar"),
     Test / fork := true,
     Test / parallelExecution := false,
     Test / javaOptions ++= sparkJavaModuleOptions ++ Seq("-Xmx3g", "-Dspark.ui.enabled=false"),

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory
 import planguard.checks.PreparationReplay
 import planguard.conf.PlanGuardConf
 import planguard.report.{ViolationLog, ViolationRecord}
+import planguard.shims.ErrorCondition
 
 /**
  * Runs planguard's checks: not at all when planguard is disabled, and so that a bug in planguard
@@ -28,14 +29,27 @@ object Guarded {
     if (!PlanGuardConf.enabled(conf)) fallback
     else {
       try step catch {
-        case e: SparkThrowable with Throwable if e.getCondition.startsWith("PLANGUARD_") => throw e
-        case NonFatal(e) if PlanGuardConf.failOnInternalError(conf) => throw e
-        case NonFatal(e) =>
+        case e: SparkThrowable with Throwable
+            if Option(ErrorCondition.of(e)).exists(_.startsWith("PLANGUARD_")) => throw e
+        case Internal(e) if PlanGuardConf.failOnInternalError(conf) => throw e
+        case Internal(e) =>
           log.warn(s"planguard internal error in $what; the query goes on unchecked.", e)
           ViolationLog.record(session, ViolationRecord("INTERNAL_ERROR", "log", what, None, "",
             "", Seq(e.toString), "", System.currentTimeMillis()))
           fallback
       }
+    }
+  }
+
+  /**
+   * planguard's own failures: every non-fatal exception, and the LinkageErrors of a jar built for
+   * another Spark line (a class or method that Spark lacks: Spark 4.3 changed ShuffleExchangeExec's
+   * constructor, 4.2 renamed KeyGroupedPartitioning), which NonFatal does not cover.
+   */
+  private object Internal {
+    def unapply(e: Throwable): Option[Throwable] = e match {
+      case NonFatal(_) | _: LinkageError => Some(e)
+      case _ => None
     }
   }
 }

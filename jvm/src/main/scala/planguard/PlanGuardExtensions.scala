@@ -2,11 +2,13 @@ package planguard
 
 import java.util.{Collections, WeakHashMap}
 
-import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
+import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
+import org.slf4j.LoggerFactory
 
 import planguard.naming.{ApplySpecNames, GeneratedNames}
 import planguard.planner.{AdaptiveLinks, PartitionsHint, PlanGuardPlanner}
 import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule, RememberAnalyzedPlan}
+import planguard.shims.ExtensionPoints
 
 /**
  * Installs planguard: `spark.sql.extensions=planguard.PlanGuardExtensions`. Applying it more than
@@ -19,16 +21,20 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
     if (PlanGuardExtensions.firstApplication(extensions)) {
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
-      extensions.injectHintResolutionRule(session => GeneratedNames.Mark(session))
-      // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken there, in the
-      // Hints batch, and carried on the query's joins and aggregations to planguard's planner.
-      extensions.injectHintResolutionRule(session => PartitionsHint(session))
-      // The Resolution batch sees the resolved aliases before Spark's CleanupAliases drops their
-      // tags: remember them; and naming=spec renames them there, before anything copies their
-      // names (stars, CTE references, CTAS commands).
-      extensions.injectResolutionRule(session => GeneratedNames.Remember(session))
-      extensions.injectResolutionRule(session => ApplySpecNames(session))
-      // Check rules run once on each query's final analyzed plan (UNIQUE_FIELD, NAMING).
+      // Spark 3.5 has no such place: there, only the names Spark marks itself are known as
+      // generated (GeneratedNames), and naming=spec is not available (ApplySpecNames.supported).
+      if (ExtensionPoints.injectBeforeResolution(extensions, GeneratedNames.Mark(_))) {
+        // The Resolution batch sees the resolved aliases before Spark's CleanupAliases drops
+        // their tags: remember them; and naming=spec renames them there, before anything copies
+        // their names (stars, CTE references, CTAS commands).
+        extensions.injectResolutionRule(session => GeneratedNames.Remember(session))
+        extensions.injectResolutionRule(session => ApplySpecNames(session))
+      }
+      // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken before that (the
+      // Hints batch; on 3.5, Resolution) and carried on the query's joins and aggregations to
+      // planguard's planner.
+      ExtensionPoints.injectHintRule(extensions, session => PartitionsHint(session))
+      // Check rules run once on each query's final analyzed plan (NAMING).
       extensions.injectCheckRule(session => CheckAnalyzedPlan(session))
       // Normalisation sees the analyzed plan of every QueryExecution (queries, the queries of
       // write commands, cached plans) just before it becomes the optimizer's input.
@@ -46,10 +52,16 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       // Injected strategies come before Spark's own, at initial planning and at every adaptive
       // re-planning: where planguard's planner (off by default) plans aggregations and joins
       // with their exchanges; it returns nothing, leaving Spark's strategies to plan, otherwise.
-      extensions.injectPlannerStrategy(session => PlanGuardPlanner(session))
       // Once adaptive execution has taken a plan, the planner's exchanges must look like
-      // EnsureRequirements' to it: no logical link (AdaptiveLinks says why).
-      extensions.injectQueryPostPlannerStrategyRule(_ => AdaptiveLinks)
+      // EnsureRequirements' to it: no logical link (AdaptiveLinks says why). A Spark without
+      // that hook (3.5.0) gets no planner.
+      if (ExtensionPoints.injectQueryPostPlannerStrategyRule(extensions, _ => AdaptiveLinks)) {
+        extensions.injectPlannerStrategy(session => PlanGuardPlanner(session))
+      } else {
+        LoggerFactory.getLogger("planguard").warn("planguard's planner needs Spark 3.5.1 or " +
+          "later (query post-planner-strategy rules): spark.planguard.planner.enabled has no " +
+          "effect on this Spark.")
+      }
     }
   }
 }

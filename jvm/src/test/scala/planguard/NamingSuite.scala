@@ -1,5 +1,7 @@
 package planguard
 
+import scala.util.Try
+
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -12,6 +14,7 @@ class NamingSuite extends SparkSessions {
 
   /** Seed 002's tables, as temp views: columns are qualified with t1 and t2. */
   private def seedSession(naming: String, confs: (String, String)*): SparkSession = {
+    assume(naming != "spec" || ApplySpecNames.supported, "naming=spec needs Spark 4.0")
     val spark = newSession(Seq(planguard), Seq("spark.planguard.naming" -> naming) ++ confs: _*)
     spark.sql("SELECT * FROM VALUES (1, 'foo'), (2, 'bar') AS t(id, a)")
       .createOrReplaceTempView("t1")
@@ -180,10 +183,12 @@ class NamingSuite extends SparkSessions {
       Seq("t1" -> "SELECT * FROM VALUES (1, 'foo'), (2, 'bar') AS t(id, a)",
         "t2" -> "SELECT * FROM VALUES (1, 'hello'), (2, 'world') AS t(id, b)")
         .foreach { case (v, q) => spark.sql(q).createOrReplaceTempView(v) }
-      queries.map(q => names(spark.sql(q)))
+      // The same outcome: on a Spark that rejects a query (3.5, HAVING with ORDER BY an
+      // aggregate), the same error.
+      queries.map(q => Try(names(spark.sql(q))).toEither.left.map(_.getClass.getName))
     }
     val expected = allNames(plain)
-    assert(expected.head == Seq("id", "a", "id", "b"))
+    assert(expected.head == Right(Seq("id", "a", "id", "b")))
     // Sessions share the SparkContext's conf, which an earlier test may have set to spec.
     assert(allNames(newSession(Seq(planguard), "spark.planguard.naming" -> "spark")) == expected)
     assert(allNames(newSession(Seq(planguard), "spark.planguard.naming" -> "spec",

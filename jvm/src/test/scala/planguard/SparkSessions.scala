@@ -10,6 +10,8 @@ import org.apache.spark.sql.functions.col
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import planguard.testing.NewSession
+
 /**
  * Real local sessions, one SparkContext per suite. Each test builds a fresh session with the
  * extensions it needs, in the order it needs them (what spark.sql.extensions would list).
@@ -27,10 +29,17 @@ trait SparkSessions extends AnyFunSuite with BeforeAndAfterAll {
       .config("spark.planguard.internalErrors", "fail")
     confs.foreach { case (k, v) => builder.config(k, v) }
     extensions.foreach(e => builder.withExtensions(e))
-    builder.create()
+    NewSession(builder)
   }
 
   def planguard: Extension = new PlanGuardExtensions
+
+  /** True when the running Spark is `line` ("4.0") or a later line: for SQL only it parses. */
+  def sparkAtLeast(line: String): Boolean = {
+    def parts(version: String) = version.split("[.-]").take(2).map(_.toInt).toSeq
+    val (running, wanted) = (parts(org.apache.spark.SPARK_VERSION), parts(line))
+    running(0) > wanted(0) || running(0) == wanted(0) && running(1) >= wanted(1)
+  }
 
   /**
    * Without adaptive execution a broken physical rule runs as a columnar rule, with it as a

@@ -15,10 +15,9 @@ import planguard.schema.SchemaDiff
  *    Seed 004: a stored name must not carry a relation (`customer.id` read back as table
  *    `customer_blocked` is `customer_blocked.customer.id`). A name the user wrote
  *    (`AS \`customer.id\``) is the seed's own way to store one, and is not flagged.
- * A column is reported in one of the two only. `columns` are the flagged columns with their
- * exprIds: a write that runs another write (saveAsTable) has it analyzed too.
+ * A column is reported in one of the two only.
  */
-final case class NamingCheck(generated: SchemaDiff, qualified: SchemaDiff, columns: Seq[String])
+final case class NamingCheck(generated: SchemaDiff, qualified: SchemaDiff)
 
 object NamingCheck {
 
@@ -30,7 +29,6 @@ object NamingCheck {
     val flagged = query.output.zip(names).zipWithIndex.flatMap { case ((attribute, name), i) =>
       aliases.get(attribute.exprId).filter(_.name == name).map(a => (i, name, qualifier(a)))
     }
-    val columns = flagged.map { case (i, _, _) => query.output(i).toString }
     val where = s"in ${command.nodeName}"
     def diff(found: Seq[(Int, String, Option[String])], what: ((String, Option[String])) => String)
         : SchemaDiff = {
@@ -42,8 +40,7 @@ object NamingCheck {
     NamingCheck(
       diff(plain, _ => "named by Spark after its expression; name it yourself"),
       diff(withQualifier, { case (_, q) =>
-        s"carries the relation qualifier ${q.get}, which the stored column would keep" }),
-      columns)
+        s"carries the relation qualifier ${q.get}, which the stored column would keep" }))
   }
 
   /** The qualifier `relation.` of a column the alias computes from, if its name carries one. */

@@ -3,7 +3,7 @@ package planguard.checks
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Complete, Final}
 import org.apache.spark.sql.catalyst.plans.{ExistenceJoin, FullOuter, InnerLike, LeftAnti,
-  LeftOuter, LeftSemi, LeftSingle, RightOuter}
+  LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.{FilterExec, LimitExec, ProjectExec, SampleExec, SortExec,
   SparkPlan, TakeOrderedAndProjectExec}
@@ -18,6 +18,7 @@ import org.apache.spark.sql.types.StructType
 
 import planguard.{Departure, PlanDeparture}
 import planguard.schema.{LogicalTypes, SchemaDiff}
+import planguard.shims.SingleJoin
 
 /**
  * OPERATOR_CONTRACT (seed 001 §5): each physical operator's output is the one its kind promises.
@@ -79,7 +80,7 @@ object OperatorContractCheck {
     // The null-supplying sides, as positions in the output: they must stay nullable.
     val (expected, padded) = join.joinType match {
       case _: InnerLike => (left ++ right, 0 until 0)
-      case LeftOuter | LeftSingle => (left ++ nullable(right), left.length until left.length +
+      case LeftOuter | SingleJoin() => (left ++ nullable(right), left.length until left.length +
         right.length)
       case RightOuter => (nullable(left) ++ right, 0 until left.length)
       case FullOuter => (nullable(left) ++ nullable(right), 0 until left.length + right.length)

@@ -31,7 +31,8 @@ object StrategyAttribution {
   private def deepestDeparture(plan: SparkPlan, parentLink: Option[LogicalPlan],
       types: LogicalTypes): Option[LogicalPlan] = {
     val link = plan.logicalLink
-    plan.children.iterator.flatMap(deepestDeparture(_, link, types)).nextOption().orElse {
+    val deeper = plan.children.iterator.flatMap(deepestDeparture(_, link, types))
+    (if (deeper.hasNext) Some(deeper.next()) else None).orElse {
       link.filter { logical =>
         !parentLink.exists(_ eq logical) &&
           !SchemaDiff.exact(logical.schema, plan.schema, "", types).isEmpty

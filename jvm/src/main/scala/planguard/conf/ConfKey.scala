@@ -2,6 +2,8 @@ package planguard.conf
 
 import java.util.Locale
 
+import scala.util.Try
+
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.planguard.SqlConfKeys
 
@@ -33,8 +35,9 @@ private[conf] final class ConfKey[T](val key: String, entry: ConfEntry, parse: S
     else {
       val normal = raw.trim.toLowerCase(Locale.ROOT)
       val allowed =
-        if (entry.allowed == Seq(PlanGuardConf.PositiveInteger)) normal.toIntOption.exists(_ > 0)
-        else entry.allowed.contains(normal)
+        if (entry.allowed == Seq(PlanGuardConf.PositiveInteger)) {
+          Try(normal.toInt).toOption.exists(_ > 0)
+        } else entry.allowed.contains(normal)
       if (!allowed) throw PlanGuardErrors.invalidConf(key, raw, entry.allowed, entry.doc)
       val value = parse(normal)
       last = (raw, value)

@@ -2,11 +2,11 @@ package planguard.errors
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.types.StructType
 
 import planguard.{Departure, Invariant, Phase}
 import planguard.schema.SchemaDiff
+import planguard.shims.ConditionThrowable
 
 /**
  * A planning contract that a query's plans broke. Raised before the query produces a row or
@@ -22,7 +22,7 @@ final class InvariantViolation(
   extends RuntimeException(
     PlanGuardErrors.message(InvariantViolation.condition(invariant),
       InvariantViolation.parameters(invariant, phase, diff, rule)))
-  with SparkThrowable {
+  with ConditionThrowable {
 
   override def getCondition: String = InvariantViolation.condition(invariant)
   override def getSqlState: String = PlanGuardErrors.sqlState(getCondition)

@@ -2,12 +2,12 @@ package planguard.errors
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.SparkThrowable
+import planguard.shims.ConditionThrowable
 
 /** Input planguard cannot accept from the user (a conf, a hint), as a Spark error condition. */
 abstract class PlanGuardInputException(condition: String, parameters: Map[String, String])
   extends IllegalArgumentException(PlanGuardErrors.message(condition, parameters))
-  with SparkThrowable {
+  with ConditionThrowable {
 
   override def getCondition: String = condition
   override def getSqlState: String = PlanGuardErrors.sqlState(condition)

@@ -1,6 +1,7 @@
 package planguard.naming
 
 import java.util.Locale
+import java.util.concurrent.atomic.AtomicBoolean
 
 import scala.collection.mutable
 
@@ -8,9 +9,11 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, ExprId}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.slf4j.LoggerFactory
 
 import planguard.Guarded
 import planguard.conf.PlanGuardConf
+import planguard.shims.ExtensionPoints
 
 /**
  * `spark.planguard.naming=spec`: gives the columns Spark named after their expressions, and only
@@ -73,5 +76,21 @@ final case class ApplySpecNames(session: SparkSession) extends Rule[LogicalPlan]
         a -> name
       }
     }
+  }
+}
+
+object ApplySpecNames {
+  /**
+   * naming=spec needs to know every generated name, which only a rule before Resolution can tell
+   * (GeneratedNames.Mark): not on Spark 3.5, where names stay Spark's.
+   */
+  val supported: Boolean = ExtensionPoints.beforeResolution
+
+  private val warned = new AtomicBoolean(false)
+
+  /** Says once, where naming=spec is not available, that it has no effect. */
+  def warnUnsupported(): Unit = if (!warned.getAndSet(true)) {
+    LoggerFactory.getLogger("planguard").warn("spark.planguard.naming=spec needs Spark 4.0 or " +
+      "later (hint resolution rules): on this Spark, column names stay Spark's.")
   }
 }

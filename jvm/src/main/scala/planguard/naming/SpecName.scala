@@ -7,6 +7,8 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression,
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.types.NumericType
 
+import planguard.shims.BetweenExpression
+
 /**
  * Seed 002's name for an expression: Spark's own pretty form (`toPrettySQL`, which already
  * parenthesises operators with spaces, separates arguments with `, ` and unquotes string
@@ -28,8 +30,8 @@ object SpecName {
     case Literal(v, t: NumericType) if v != null && v.toString.startsWith("-") =>
       PrettyAttribute(s"(- ${v.toString.drop(1)})", t)
     case m: UnaryMinus => PrettyAttribute(s"(- ${toPrettySQL(m.child)})", m.dataType)
-    case b: Between =>
-      PrettyAttribute(s"(${apply(b.input)} BETWEEN ${apply(b.lower)} AND ${apply(b.upper)})",
+    case b @ BetweenExpression(input, lower, upper) =>
+      PrettyAttribute(s"(${apply(input)} BETWEEN ${apply(lower)} AND ${apply(upper)})",
         b.dataType)
     case like @ (_: Like | _: MultiLikeBase) =>
       PrettyAttribute(s"(${toPrettySQL(like)})", like.dataType)

@@ -2,12 +2,13 @@ package planguard.planner
 
 import org.apache.spark.sql.catalyst.expressions.SortOrder
 import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution,
-  Distribution, KeyGroupedPartitioning, Partitioning, PartitioningCollection, ShuffleSpec,
-  SinglePartition}
+  Distribution, Partitioning, PartitioningCollection, ShuffleSpec, SinglePartition}
 import org.apache.spark.sql.execution.{RemoveRedundantProjects, SortExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange,
   ShuffleExchangeExec, ShuffleExchangeLike}
 import org.apache.spark.sql.internal.SQLConf
+
+import planguard.shims.KeyGrouped
 
 /**
  * The exchanges an operator planguard plans needs below it, from the operator's own
@@ -85,12 +86,13 @@ object Exchanges {
     if (children.exists(rewrittenByEnsureRequirements)) return children
     val specs: Seq[Option[ShuffleSpec]] = children.zip(required).map { case (child, d) =>
       val partitioning = child.outputPartitioning
-      Option.when(partitioning.satisfies(d))(partitioning.createShuffleSpec(d))
+      if (partitioning.satisfies(d)) Some(partitioning.createShuffleSpec(d)) else None
     }
     if (children.forall(_.outputPartitioning == SinglePartition) && children.forall(small)) {
       return children
     }
-    val kept = specs.flatten.filter(_.canCreatePartitioning).maxByOption(_.numPartitions)
+    val creatable = specs.flatten.filter(_.canCreatePartitioning)
+    val kept = if (creatable.isEmpty) None else Some(creatable.maxBy(_.numPartitions))
     children.indices.map { i =>
       kept match {
         case Some(spec) if specs(i).exists(spec.isCompatibleWith) => children(i)
@@ -107,7 +109,7 @@ object Exchanges {
     child.isInstanceOf[ShuffleExchangeLike] || keyGrouped(child.outputPartitioning)
 
   private def keyGrouped(partitioning: Partitioning): Boolean = partitioning match {
-    case _: KeyGroupedPartitioning => true
+    case KeyGrouped(_) => true
     case PartitioningCollection(ps) => ps.exists(keyGrouped)
     case _ => false
   }
@@ -116,13 +118,14 @@ object Exchanges {
     exchange(ShuffleExchangeExec(partitioning, child), child)
 
   /**
-   * The exchange takes the logical link of the plan it reads, as adaptive execution finds it for
-   * an exchange EnsureRequirements adds: a stage must stand for its input's logical plan, not for
-   * the join above it. An input planned in this same step (a partial aggregate) has no link yet:
-   * the exchange inherits the operator's, as the stage over EnsureRequirements' exchange would.
+   * The exchange takes the logical link of the plan it reads (AdaptiveLinks), as adaptive
+   * execution finds it for an exchange EnsureRequirements adds: a stage must stand for its input's
+   * logical plan, not for the join above it. An input planned in this same step (a partial
+   * aggregate) has no link yet: the exchange inherits the operator's, as the stage over
+   * EnsureRequirements' exchange would.
    */
   private def exchange(exchange: Exchange, child: SparkPlan): SparkPlan = {
-    child.logicalLink.foreach(exchange.setLogicalLink)
+    child.logicalLink.foreach(AdaptiveLinks.link(exchange, _))
     PlannerOrigin.mark(exchange)
   }
 

@@ -2,7 +2,7 @@ package planguard.planner
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.{PlanLater, SparkPlan}
-import org.apache.spark.sql.execution.exchange.EnsureRequirements
+import org.apache.spark.sql.execution.exchange.{EnsureRequirements, Exchange}
 
 /**
  * Completes the operators one of Spark's strategies chose for a logical node: its inputs, which
@@ -34,15 +34,20 @@ object Lowering {
    * Adaptive execution is not applied to a plan in which a node has no logical link: the query
    * would silently run without it. The nodes EnsureRequirements adds (exchanges, sorts) have none,
    * as it normally runs after that test: each takes the link of the rows it carries, its input's,
-   * as adaptive execution links a stage over such an exchange. (Not its parent's:
+   * as adaptive execution links a stage over such an exchange (until it takes the plan: see
+   * AdaptiveLinks). (Not its parent's:
    * EnsureRequirements reads a child's size from its link, and would take a sort under a join for
    * the join's output.)
    */
   private def linked(plan: SparkPlan): Unit = {
     plan.children.foreach(linked)
     if (plan.logicalLink.isEmpty) {
-      plan.children.headOption.flatMap(_.logicalLink)
-        .foreach(plan.setTagValue(SparkPlan.LOGICAL_PLAN_TAG, _))
+      plan.children.headOption.flatMap(_.logicalLink).foreach { link =>
+        plan match {
+          case exchange: Exchange => AdaptiveLinks.link(exchange, link)
+          case _ => plan.setTagValue(SparkPlan.LOGICAL_PLAN_TAG, link)
+        }
+      }
     }
   }
 }

@@ -31,11 +31,20 @@ object PartitionCount {
 
   /** A planning run of `root` starts on this thread. */
   def startPlanning(session: SparkSession, root: LogicalPlan): Unit =
-    hinted.set(analyzedPlan(session, root).flatMap { analyzed =>
-      var count = Option.empty[Int]
-      analyzed.foreachWithSubqueries(node => count = count.orElse(node.getTagValue(Tag)))
-      count
-    })
+    hinted.set(analyzedPlan(session, root).flatMap(firstHint))
+
+  /**
+   * The first count tagged in `plan`, each node's subqueries right after it (the order of
+   * foreachWithSubqueries, which Spark 3.5 lacks).
+   */
+  private def firstHint(plan: LogicalPlan): Option[Int] = {
+    var count = Option.empty[Int]
+    plan.foreach { node =>
+      count = count.orElse(node.getTagValue(Tag))
+      if (count.isEmpty) node.subqueries.foreach(s => count = count.orElse(firstHint(s)))
+    }
+    count
+  }
 
   private[planner] def hint(query: LogicalPlan, partitions: Int): Unit =
     query.setTagValue(Tag, partitions)

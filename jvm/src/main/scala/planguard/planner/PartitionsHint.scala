@@ -30,10 +30,13 @@ final case class PartitionsHint(session: SparkSession) extends Rule[LogicalPlan]
       else {
         if (counts.size > 1) throw PlanGuardErrors.invalidHint(counts.mkString(", "),
           "one count per query: the hints of a query disagree")
-        PartitionCount.hint(plan, counts.head)
-        plan.resolveOperatorsWithPruning(_.containsPattern(UNRESOLVED_HINT)) {
+        // The root is tagged once the hint is gone: Spark 3.5 does not copy a replaced node's
+        // tags to its replacement (resolveOperatorsDown), and the hint may be the root.
+        val withoutHints = plan.resolveOperatorsWithPruning(_.containsPattern(UNRESOLVED_HINT)) {
           case h: UnresolvedHint if h.name.equalsIgnoreCase(PartitionsHint.Name) => h.child
         }
+        PartitionCount.hint(withoutHints, counts.head)
+        withoutHints
       }
     }
 }
@@ -41,9 +44,13 @@ final case class PartitionsHint(session: SparkSession) extends Rule[LogicalPlan]
 object PartitionsHint {
   val Name = "PLANGUARD_PARTITIONS"
 
-  private def count(parameters: Seq[Expression]): Int = parameters match {
+  // Spark 3.5's hints take any values (Dataset.hint's), 4.x's expressions.
+  private def count(parameters: Seq[Any]): Int = parameters match {
     case Seq(Literal(n: Int, IntegerType)) if n > 0 => n
-    case other => throw PlanGuardErrors.invalidHint(other.map(_.sql).mkString(", "),
+    case other => throw PlanGuardErrors.invalidHint(other.map {
+        case e: Expression => e.sql
+        case v => String.valueOf(v)
+      }.mkString(", "),
       "one positive integer, the number of partitions")
   }
 }

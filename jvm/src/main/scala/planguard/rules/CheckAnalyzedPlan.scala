@@ -1,14 +1,13 @@
 package planguard.rules
 
-import java.util.{Collections, LinkedHashMap, Map => JMap}
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{NamingCheck, PersistedColumns}
 import planguard.conf.{Level, PlanGuardConf}
+import planguard.naming.ApplySpecNames
 
 /**
  * NAMING on each analyzed write command: at analysis, so that a failing write writes nothing.
@@ -16,34 +15,27 @@ import planguard.conf.{Level, PlanGuardConf}
 final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = Guarded(session, "CheckAnalyzedPlan") {
-    val conf = session.sessionState.conf
     // Every query is analyzed: the place to reject an unknown spark.planguard.* key once.
+    val conf = session.sessionState.conf
     PlanGuardConf.validateAll(conf)
-    PersistedColumns(plan).map { case (query, names) => NamingCheck(plan, query, names) }
-      .filter(_.columns.nonEmpty).foreach { found =>
-        // A stored relation qualifier breaks seed 004 outright: it fails at the mode, not at warn,
-        // and every time. A write that runs another write warns once.
+    if (!ApplySpecNames.supported && PlanGuardConf.specNaming(conf)) {
+      ApplySpecNames.warnUnsupported()
+    }
+    PersistedColumns(plan)
+      .filter { case (query, _) => query.getTagValue(CheckAnalyzedPlan.Passed).isEmpty }
+      .foreach { case (query, names) =>
+        val found = NamingCheck(plan, query, names)
+        // A stored relation qualifier breaks seed 004 outright: it fails at the mode, not at warn.
         Violations.check(session, Invariant.Naming, Phase.Analysis, plan, Some(Level.Fail))(
           found.qualified)()
-        if (CheckAnalyzedPlan.reportable(conf, Invariant.Naming, found.columns)) {
-          Violations.check(session, Invariant.Naming, Phase.Analysis, plan)(found.generated)()
-        }
+        Violations.check(session, Invariant.Naming, Phase.Analysis, plan)(found.generated)()
+        // A write that runs another write of the same query (CTAS and saveAsTable write it
+        // through an insert of their own) is checked once; a write that failed, every time.
+        query.setTagValue(CheckAnalyzedPlan.Passed, ())
       }
   }
 }
 
 object CheckAnalyzedPlan {
-  private val Remembered = 10000
-  private val reported = Collections.synchronizedMap(
-    new LinkedHashMap[Seq[String], java.lang.Boolean]() {
-      override def removeEldestEntry(e: JMap.Entry[Seq[String], java.lang.Boolean]): Boolean =
-        size() > Remembered
-    })
-
-  /**
-   * A violation fails every query it is found in; one that only warns is reported the first time.
-   * Flagged columns are described by their attributes (names with ids).
-   */
-  private def reportable(conf: SQLConf, invariant: Invariant, clashes: Seq[String]): Boolean =
-    PlanGuardConf.level(conf, invariant) == Level.Fail || reported.put(clashes, true) == null
+  private val Passed = TreeNodeTag[Unit]("planguard.namingPassed")
 }

@@ -8,13 +8,13 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution,
   PhysicalSchemaCheck, PlanningSchemaCheck, StrategyAttribution, UniqueFieldCheck}
-import planguard.conf.{Level, PlanGuardConf}
+import planguard.conf.PlanGuardConf
 import planguard.schema.LogicalTypes
 
 /**
  * The contracts of a prepared physical plan, checked once Spark has prepared it — after planning,
  * EnsureRequirements, the other preparation rules and the columnar transitions — and before
- * anything executes. For the query whose plan it is: UNIQUE_FIELD (on its analyzed plan),
+ * anything executes. For the query whose plan it is: UNIQUE_FIELD (on its result),
  * OPTIMIZER_SCHEMA and PLANNING_SCHEMA, once;
  * PHYSICAL_SCHEMA on the whole plan (with adaptive execution, also on its final stage);
  * DISTRIBUTION and OPERATOR_CONTRACT on every plan (subqueries' and adaptive stages' too). Returns
@@ -29,18 +29,11 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
       val levels = PlanGuardConf.levels(session.sessionState.conf)
       val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
-      PlannedQuery.of(plan, owner, session).filter(_.firstCheck()).foreach { query =>
-        // On the analyzed plan of each query Spark runs: not on the plans Spark analyzes only to
-        // build others (a DataFrame's every step, the trial join of a USING join, the encoder's
-        // plan over a result), which never run.
-        val uniqueField = levels(Invariant.UniqueField)
-        if (uniqueField != Level.Off) {
-          UniqueFieldCheck(query.analyzed, session.sessionState.conf.caseSensitiveAnalysis)
-            .foreach { case (node, diff) =>
-              Violations.checkAt(uniqueField, session, Invariant.UniqueField, Phase.Analysis,
-                node)(diff)(_ => None)
-            }
-        }
+      PlannedQuery.of(plan, owner, session).filter(_.unchecked).foreach { query =>
+        Violations.checkWith(levels, session, Invariant.UniqueField, Phase.Analysis,
+          query.analyzed)(
+          UniqueFieldCheck(query.analyzed, session.sessionState.conf.caseSensitiveAnalysis))(
+          _ => None)
         Violations.checkWith(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
           query.optimized)(
           OptimizerSchemaCheck(query.analyzed, query.optimized, types)) { _ =>
@@ -52,6 +45,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           planned)(
           PlanningSchemaCheck(query.optimized, planned, types))(_ =>
           StrategyAttribution.strategyOf(session, planned))
+        query.markChecked()
       }
       PlannedQuery.whole(plan, owner).foreach { qe =>
         Violations.checkWith(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(

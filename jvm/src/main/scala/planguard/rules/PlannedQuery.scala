@@ -19,12 +19,14 @@ import org.apache.spark.sql.execution.exchange.Exchange
 final case class PlannedQuery(analyzed: LogicalPlan, optimized: LogicalPlan,
     planned: Option[SparkPlan], plannedRoot: LogicalPlan) {
 
-  /** True the first time it is called for this query: each query is checked once. */
-  def firstCheck(): Boolean = {
-    val first = plannedRoot.getTagValue(PlannedQuery.Checked).isEmpty
-    plannedRoot.setTagValue(PlannedQuery.Checked, ())
-    first
-  }
+  /** True until the query's checks have run to the end: each query is checked once. */
+  def unchecked: Boolean = plannedRoot.getTagValue(PlannedQuery.Checked).isEmpty
+
+  /**
+   * The query's checks have run to the end. Not after one that failed: Spark 4.x keeps a failed
+   * preparation's error, Spark 3.5 prepares the same query again, to be failed again.
+   */
+  def markChecked(): Unit = plannedRoot.setTagValue(PlannedQuery.Checked, ())
 }
 
 object PlannedQuery {

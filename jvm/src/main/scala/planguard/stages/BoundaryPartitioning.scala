@@ -5,6 +5,8 @@ import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.execution.joins.HashedRelationBroadcastMode
 
+import planguard.shims.KeyGrouped
+
 /**
  * How rows are spread at a stage boundary, in seed 001's terms (§3.2 `PartitioningSpec`):
  * `HashKeys{keys, partitions}`, `Single`, `RoundRobin`, `Range{ordering, partitions}`,
@@ -47,8 +49,8 @@ object BoundaryPartitioning {
     case RangePartitioning(ordering, n) =>
       BoundaryPartitioning("Range", ordering = ordering.map(sql), partitions = Some(n))
     case BroadcastPartitioning(mode) => broadcast(mode, Nil)
-    case k: KeyGroupedPartitioning =>
-      BoundaryPartitioning("KeyGrouped", k.expressions.map(sql), Some(k.numPartitions))
+    case k @ KeyGrouped(expressions) =>
+      BoundaryPartitioning("KeyGrouped", expressions.map(sql), Some(k.numPartitions))
     case PartitioningCollection(all) =>
       BoundaryPartitioning("Collection", members = all.map(of), partitions = all.headOption.map(_.numPartitions))
     case other => BoundaryPartitioning("Unknown", partitions = Some(other.numPartitions))

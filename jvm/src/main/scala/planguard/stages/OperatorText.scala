@@ -13,6 +13,8 @@ import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ShuffleEx
 import org.apache.spark.sql.execution.joins.{BaseJoinExec, HashJoin}
 import org.apache.spark.sql.types.BooleanType
 
+import planguard.shims.DynamicPruning
+
 /**
  * An operator's name and short arguments, as a person reads them: columns by name (no expression
  * ids), aggregates with their phase, joins with their type and keys. Other operators keep Spark's
@@ -75,7 +77,7 @@ object OperatorText {
     case s: ScalarSubquery => PrettyAttribute("scalar-subquery", s.dataType)
     case i: InSubqueryExec =>
       PrettyAttribute(s"${toPrettySQL(i.child)} IN " +
-        (if (i.isDynamicPruning) "dynamic-pruning" else "subquery"), BooleanType)
+        (if (DynamicPruning.is(i)) "dynamic-pruning" else "subquery"), BooleanType)
     case DynamicPruningExpression(child) => child
   })
 

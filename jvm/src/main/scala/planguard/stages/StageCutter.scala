@@ -9,10 +9,12 @@ import org.apache.spark.sql.catalyst.plans.physical.BroadcastPartitioning
 import org.apache.spark.sql.execution.{ExecSubqueryExpression, InSubqueryExec, InputAdapter,
   ReusedSubqueryExec, ScalarSubquery, SparkPlan, SubqueryExec, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, ExchangeQueryStageExec,
-  ResultQueryStageExec, TableCacheQueryStageExec}
+  TableCacheQueryStageExec}
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec,
   ShuffleExchangeLike}
+
 import planguard.exec.CheckBatchSchemaExec
+import planguard.shims.{DynamicPruning, ResultStage}
 
 /**
  * Cuts a prepared physical plan into its stages, without executing anything: at every shuffle
@@ -36,7 +38,8 @@ private final class StageCutter {
 
   def graph(plan: SparkPlan): StageGraph = {
     stage(plan, "result", None)
-    val consumers = stages.toSeq.flatMap(s => s.inputs.map(_.from -> s.id)).groupMap(_._1)(_._2)
+    val consumers = stages.toSeq.flatMap(s => s.inputs.map(_.from -> s.id)).groupBy(_._1)
+      .map { case (from, pairs) => from -> pairs.map(_._2) }
     StageGraph(stages.toSeq.map(s => s.copy(consumers = consumers.getOrElse(s.id, Nil).distinct)),
       notes.toSeq)
   }
@@ -78,7 +81,7 @@ private final class StageCutter {
     case w: WholeStageCodegenExec => unwrap(w.child)
     case i: InputAdapter => unwrap(i.child)
     case c: CheckBatchSchemaExec => unwrap(c.child)
-    case r: ResultQueryStageExec => unwrap(r.plan)
+    case ResultStage(plan) => unwrap(plan)
     case t: TableCacheQueryStageExec => unwrap(t.plan)
     case a: AdaptiveSparkPlanExec =>
       notes += (if (a.isFinalPlan) {
@@ -113,7 +116,7 @@ private final class StageCutter {
   private def subqueryInput(s: ExecSubqueryExpression): StageInput = {
     val exchange = s match {
       case _: ScalarSubquery => "scalar subquery"
-      case i: InSubqueryExec if i.isDynamicPruning => "dynamic pruning"
+      case i: InSubqueryExec if DynamicPruning.is(i) => "dynamic pruning"
       case _ => "subquery"
     }
     val (plan, reused) = s.plan match {

@@ -4,6 +4,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, lit, sum}
 
 import planguard.PlanGuardExtensions
+import planguard.testing.NewSession
 
 /**
  * Timing on the JVM side for benchmarks/pipeline_overhead.py: the DataFrame pipelines users build
@@ -16,7 +17,7 @@ object PipelineTime {
   def sessions(active: SparkSession): Array[SparkSession] = {
     val plain = active.newSession()
     // The builder takes the running SparkContext.
-    val guarded = SparkSession.builder().withExtensions(new PlanGuardExtensions).create()
+    val guarded = NewSession(SparkSession.builder().withExtensions(new PlanGuardExtensions))
     Array(plain, guarded)
   }
 

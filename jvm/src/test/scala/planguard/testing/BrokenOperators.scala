@@ -1,7 +1,6 @@
 package planguard.testing
 
 import org.apache.spark.sql.{Row, SparkSessionExtensions}
-import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression}
 import org.apache.spark.sql.catalyst.plans.{JoinType, LeftOuter}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -57,7 +56,7 @@ final case class ReturningRowCount(write: DataWritingCommand) extends DataWritin
   override def outputColumnNames: Seq[String] = write.outputColumnNames
   override lazy val metrics = write.metrics
   override val output: Seq[Attribute] = Seq(AttributeReference("num_rows", LongType)())
-  override def run(session: SparkSession, child: SparkPlan): Seq[Row] = {
+  override def run(session: ClassicSparkSession, child: SparkPlan): Seq[Row] = {
     write.run(session, child)
     Seq(Row(write.metrics.get("numOutputRows").map(_.value).getOrElse(0L)))
   }

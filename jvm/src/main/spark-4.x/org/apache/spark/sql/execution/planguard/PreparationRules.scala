@@ -5,7 +5,10 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.classic
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 
-/** Spark's own list of physical preparation rules, private to its execution package. */
+/**
+ * Spark's own list of physical preparation rules, private to its execution package. Spark 4.x:
+ * only a classic session (org.apache.spark.sql.classic) prepares plans; 3.5 has no other kind.
+ */
 object PreparationRules {
   def nonAdaptive(session: SparkSession): Seq[Rule[SparkPlan]] = session match {
     case classicSession: classic.SparkSession =>
