@@ -50,7 +50,6 @@ import zipfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "corpus-sql"
 ARTIFACT = "org.apache.spark:spark-sql_2.13:4.0.1:jar:tests"
-JAR_NAME = "spark-sql_2.13-4.0.1-tests.jar"
 INPUTS = "sql-tests/inputs/"
 POSTGRES_DATA = "test-data/postgresql/"
 
@@ -115,15 +114,23 @@ RECORD_FORMAT = 2
 
 # --- The corpus: download, extract, split -------------------------------------------------------
 
+def maven_jar(artifact: str, directory: pathlib.Path) -> pathlib.Path:
+    """A jar from Maven Central (`group:name:version`, or `group:name:version:jar:classifier`),
+    copied once into directory by Maven, with the checkout's .cache/m2 as its local repository."""
+    _, name, version, *packaging = artifact.split(":")
+    classifier = "-" + packaging[1] if len(packaging) > 1 else ""
+    jar = directory / f"{name}-{version}{classifier}.jar"
+    if not jar.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["mvn", "-q", "dependency:copy", f"-Dartifact={artifact}",
+                        f"-DoutputDirectory={directory}",
+                        f"-Dmaven.repo.local={ROOT / '.cache' / 'm2'}"], check=True, cwd=directory)
+    return jar
+
+
 def corpus_jar() -> pathlib.Path:
     """The tests jar from Maven Central, downloaded once into .cache/corpus-sql/."""
-    jar = CACHE / JAR_NAME
-    if not jar.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["mvn", "-q", "dependency:copy", f"-Dartifact={ARTIFACT}",
-                        f"-DoutputDirectory={CACHE}",
-                        f"-Dmaven.repo.local={ROOT / '.cache' / 'm2'}"], check=True, cwd=CACHE)
-    return jar
+    return maven_jar(ARTIFACT, CACHE)
 
 
 def sha256(path: pathlib.Path) -> str:

@@ -68,3 +68,24 @@ def test_listed_and_self_registered_installs_once(tmp_path):
     output = (result.stdout + result.stderr).splitlines()
     warnings = [line for line in output if "WARN planguard" in line]
     assert len(warnings) == 1, warnings
+
+
+PLAIN_JOB = """
+import planguard  # imported, though this session runs without planguard's jar
+from pyspark.errors import AnalysisException
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+try:
+    spark.sql("SELECT * FROM no_such_table").collect()
+except AnalysisException as e:
+    print("RAISED", e.getCondition())
+"""
+
+
+def test_a_session_without_the_jar_raises_sparks_own_errors():
+    """A process that imported planguard and runs Spark without planguard's jar gets Spark's
+    errors as they are. (Each used to recurse without end: looking for a violation in it threw
+    ClassNotFoundException in the JVM, which PySpark's handler sent back to the conversion.)"""
+    result = subprocess.run([sys.executable, "-c", PLAIN_JOB], capture_output=True, text=True,
+                            timeout=300, env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+    assert "RAISED TABLE_OR_VIEW_NOT_FOUND" in result.stdout, result.stderr[-3000:]

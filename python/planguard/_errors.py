@@ -1,5 +1,6 @@
 """planguard's Python exceptions, and how PySpark's error conversion learns to raise them."""
 import json
+import threading
 
 from py4j.java_gateway import is_instance_of
 from pyspark.errors.exceptions import captured
@@ -131,17 +132,28 @@ def _install_conversion():
     original = captured.convert_exception
     if getattr(original, "_planguard", False):
         return
+    # Looking for the violation calls the JVM, and a Java exception thrown by such a call (the
+    # ClassNotFoundException of is_instance_of when planguard's jar is not in this JVM) comes back
+    # here through PySpark's handler: converted by PySpark alone, never searched again, or every
+    # Spark error would recurse without end in a process that imported planguard.
+    searching = threading.local()
 
     def convert_exception(e):
         from pyspark import SparkContext
 
+        if getattr(searching, "active", False):
+            return original(e)
+        searching.active = True
         try:
-            violation = _find_violation(SparkContext._gateway, e)
-        except Exception:  # planguard's classes are not in this JVM
-            violation = None
-        if violation is not None:
-            return InvariantViolation(violation)
-        return _worker_violation(e) or original(e)
+            try:
+                violation = _find_violation(SparkContext._gateway, e)
+            except Exception:  # planguard's classes are not in this JVM
+                violation = None
+            if violation is not None:
+                return InvariantViolation(violation)
+            return _worker_violation(e) or original(e)
+        finally:
+            searching.active = False
 
     convert_exception._planguard = True
     captured.convert_exception = convert_exception

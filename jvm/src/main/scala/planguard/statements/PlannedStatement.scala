@@ -5,7 +5,6 @@ import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan}
 import org.apache.spark.sql.execution.{CommandExecutionMode, QueryExecution, SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
-import planguard.checks.PersistedColumns
 import planguard.stages.{StageCutter, StageGraph}
 
 /**
@@ -44,7 +43,7 @@ object PlannedStatement {
     val qe = session.sessionState.executePlan(
       session.sessionState.sqlParser.parsePlan(sql), CommandExecutionMode.SKIP)
     qe.assertAnalyzed()
-    val written = PersistedColumns(qe.analyzed).map(_._1)
+    val written = WrittenQuery(qe.analyzed)
     val kind = qe.analyzed match {
       case _ if written.isDefined => "write"
       case _: Command => "command"

@@ -7,6 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.internal.SQLConf
 
 import planguard.{Invariant, Violations}
+import planguard.checks.PersistedColumns
 import planguard.conf.{Level, PlanGuardConf}
 import planguard.report.{ViolationLog, ViolationRecord}
 
@@ -53,6 +54,8 @@ object StatementCheck {
     invariant match {
       case Invariant.BatchSchema => "checks rows when the statement runs; check only plans it"
       case Invariant.Naming if statement.kind != "write" => "not a write"
+      case Invariant.Naming if PersistedColumns(statement.analyzed).isEmpty =>
+        "a write into an existing table stores the table's names"
       case Invariant.UniqueField | Invariant.Naming => ""
       case _ if !statement.plannedAQuery => "a command that plans no query"
       case _ => ""
