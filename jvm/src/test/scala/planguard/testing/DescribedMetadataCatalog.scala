@@ -5,6 +5,7 @@ import java.util
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{Identifier, MetadataColumn,
   SupportsMetadataColumns, SupportsRead, Table, TableCapability, TableCatalog, TableChange}
+import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader,
   PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns}
 import org.apache.spark.sql.types.{DataType, LongType, MetadataBuilder, StructField, StructType}
@@ -25,6 +26,10 @@ class DescribedMetadataCatalog extends TableCatalog {
   override def listTables(namespace: Array[String]): Array[Identifier] =
     Array(Identifier.of(namespace, "t"))
   override def loadTable(ident: Identifier): Table = DescribedMetadataTable
+  // Spark 3.5's abstract form of createTable (4.x keeps it, deprecated, beside a Column[] form).
+  override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String]): Table =
+    throw new UnsupportedOperationException("read only")
   override def alterTable(ident: Identifier, changes: TableChange*): Table =
     throw new UnsupportedOperationException("read only")
   override def dropTable(ident: Identifier): Boolean = false
