@@ -70,7 +70,8 @@ final class RowsScan(schema: StructType) extends Scan with Batch {
   override def readSchema(): StructType = schema
   override def toBatch: Batch = this
   override def planInputPartitions(): Array[InputPartition] = Array(RowsPartition(0, 10))
-  override def createReaderFactory(): PartitionReaderFactory = RowsReaderFactory(schema.fieldNames.toSeq)
+  override def createReaderFactory(): PartitionReaderFactory =
+    RowsReaderFactory(schema.fieldNames.toSeq)
 }
 
 final case class RowsPartition(from: Long, until: Long) extends InputPartition
