@@ -83,10 +83,12 @@ object DistributionCheck {
     }
 
     def of(op: SparkPlan): Option[SparkPlan] = accessor.get(op.getClass).flatMap { m =>
-      m.invoke(op) match {
-        case original: SparkPlan if !(original eq op) => Some(original)
-        case _ => None
-      }
+      try {
+        m.invoke(op) match {
+          case original: SparkPlan if !(original eq op) => Some(original)
+          case _ => None
+        }
+      } catch { case _: java.lang.reflect.InvocationTargetException => None }
     }
   }
 

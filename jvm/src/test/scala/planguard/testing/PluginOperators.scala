@@ -10,6 +10,10 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
+// Honest operators and rules that stand for a plugin that runs plans natively and columnar
+// (Apache DataFusion Comet): a columnar root under a transition, an operator that replaced
+// Spark's and keeps it.
+
 /** An honest columnar operator, as a plugin's are (Comet's): hands its child's batches on. */
 final case class PassBatchesExec(child: SparkPlan) extends UnaryExecNode {
   override def output: Seq[Attribute] = child.output
