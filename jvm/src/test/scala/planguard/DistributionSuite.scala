@@ -51,6 +51,33 @@ class DistributionSuite extends SparkSessions {
     }
   }
 
+  // A plugin's operator that replaced the final aggregate (Comet's CometHashAggregateExec) and
+  // declares no requirement of its child: what it needs is the replaced operator's.
+  for (adaptive <- adaptiveModes; order <- Seq("planguard first", "planguard last")) {
+    test(s"a final aggregate replaced by a plugin's operator that declares no requirement is " +
+      s"checked as the one it replaced ($order, adaptive=$adaptive)") {
+      val (broken, standIn) = if (adaptive) {
+        (new RemoveFinalAggregateExchangeStagePrepExtension,
+          new StandInFinalAggregateStagePrepExtension)
+      } else (new RemoveFinalAggregateExchangeExtension, new StandInFinalAggregateExtension)
+      val others = Seq(broken, standIn)
+      val spark = session(if (order == "planguard first") planguard +: others
+        else others :+ planguard, adaptive)
+      spark.conf.set("planguard.testing.RemoveFinalAggregateExchange", "false")
+      val before = PlanGuard.violationCount(spark)
+      val honest = groups(spark)
+      assert(honest.collect().map(_.getLong(1)).toSeq == Seq.fill(10)(10L))
+      assert(PlanGuard.violationCount(spark) == before)
+      // The plan's text (adaptive stages are leaves of the final plan).
+      assert(honest.queryExecution.executedPlan.toString.contains("StandIn HashAggregate"))
+      spark.conf.set("planguard.testing.RemoveFinalAggregateExchange", "true")
+      val e = intercept[InvariantViolation](groups(spark).collect())
+      assert(e.invariantId == "DISTRIBUTION")
+      assert(e.getMessage.contains("StandIn"), e.getMessage)
+      assert(e.expectedText.contains("(ClusteredDistribution)"), e.getMessage)
+    }
+  }
+
   for (adaptive <- adaptiveModes) {
     test(s"without the check, the same rule makes Spark return a group once per partition " +
       s"(adaptive=$adaptive)") {

@@ -77,6 +77,34 @@ class OptimizerSchemaSuite extends SparkSessions {
     }
   }
 
+  // A plugin that runs whole plans as batches (Comet) leaves a columnar transition at the root,
+  // which has no logical link: the query must still be found, and checked (found with Comet
+  // 1.2.0, where no query's OPTIMIZER_SCHEMA, PLANNING_SCHEMA or UNIQUE_FIELD was checked).
+  private val columnarRoot: Extension = new ColumnarRootExtension
+
+  for (adaptive <- adaptiveModes; (order, extensions) <- Seq(
+      "planguard first" -> Seq(planguard, swapColumns, columnarRoot),
+      "planguard last" -> Seq(swapColumns, columnarRoot, planguard))) {
+    test(s"a root run as batches, under a transition with no logical link, is checked " +
+      s"($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      def query = spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b")
+      spark.conf.set("planguard.testing.SwapRootColumns", "false")
+      val before = PlanGuard.violationCount(spark)
+      val df = query
+      assert(df.collect().toSeq.map(r => (r.getInt(0), r.getLong(1))) ==
+        (0 until 5).map(i => (i, i * 2L)))
+      assert(PlanGuard.violationCount(spark) == before)
+      val plan = df.queryExecution.executedPlan
+      assert(plan.exists(_.isInstanceOf[PassBatchesExec]) &&
+        plan.exists(_.isInstanceOf[org.apache.spark.sql.execution.ColumnarToRowExec]), plan)
+      spark.conf.set("planguard.testing.SwapRootColumns", "true")
+      val e = intercept[InvariantViolation](query.collect())
+      assert(e.invariantId == "OPTIMIZER_SCHEMA")
+      assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
+    }
+  }
+
   for ((name, extensions, adaptive) <- variants(castColumn)) {
     test(s"a type change in the root projection fails ($name)") {
       val spark = session(extensions, adaptive)

@@ -29,9 +29,10 @@ object DistributionCheck {
 
   /** One operator's requirements of its children. */
   def requirements(op: SparkPlan): Departure = {
+    val (required, requiredOrdering) = requiredOf(op)
     val children = op.children.iterator
-    val distributions = op.requiredChildDistribution.iterator
-    val orderings = op.requiredChildOrdering.iterator
+    val distributions = required.iterator
+    val orderings = requiredOrdering.iterator
     var clustered = 0
     var i = 0
     while (children.hasNext && distributions.hasNext && orderings.hasNext) {
@@ -48,7 +49,47 @@ object DistributionCheck {
       if (distribution.isInstanceOf[ClusteredDistribution]) clustered += 1
       i += 1
     }
-    if (clustered > 1) coPartitioned(op, op.requiredChildDistribution) else PlanDeparture.None
+    if (clustered > 1) coPartitioned(op, required) else PlanDeparture.None
+  }
+
+  /**
+   * What an operator requires of its children: its own requirements, or, when it declares none
+   * and stands in for the Spark operator it replaced, that operator's. A plugin that runs Spark's
+   * operators natively converts a plan EnsureRequirements has already made right, and its
+   * operators often declare no requirement (Comet's keep the operator they replaced as
+   * `originalPlan` and declare none); yet each does the replaced operator's work and needs its
+   * input as that one does: a native final aggregate over unshuffled input returns a group once
+   * per partition, as Spark's does. The replaced operator's requirements name attributes, which
+   * the replacement's children output as the replaced children did; they are read against the
+   * replacement's own children, and only when it has as many.
+   */
+  def requiredOf(op: SparkPlan): (Seq[Distribution], Seq[Seq[SortOrder]]) = {
+    val own = (op.requiredChildDistribution, op.requiredChildOrdering)
+    if (own._1.exists(_ != UnspecifiedDistribution) || own._2.exists(_.nonEmpty)) own
+    else {
+      Replaced.of(op).filter(_.children.size == op.children.size)
+        .map(o => (o.requiredChildDistribution, o.requiredChildOrdering)).getOrElse(own)
+    }
+  }
+
+  /** The Spark operator a plugin's operator replaced: its `originalPlan`, if it keeps one. */
+  private object Replaced {
+    private val accessor = new ClassValue[Option[java.lang.reflect.Method]] {
+      override def computeValue(c: Class[_]): Option[java.lang.reflect.Method] =
+        try {
+          val m = c.getMethod("originalPlan")
+          if (classOf[SparkPlan].isAssignableFrom(m.getReturnType)) Some(m) else None
+        } catch { case _: NoSuchMethodException => None }
+    }
+
+    def of(op: SparkPlan): Option[SparkPlan] = accessor.get(op.getClass).flatMap { m =>
+      try {
+        m.invoke(op) match {
+          case original: SparkPlan if !(original eq op) => Some(original)
+          case _ => None
+        }
+      } catch { case _: java.lang.reflect.InvocationTargetException => None }
+    }
   }
 
   /** Children with a clustered requirement must be partitioned alike (Spark's ShuffleSpec). */

@@ -31,7 +31,8 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
       val levels = PlanGuardConf.levels(session.sessionState.conf)
       val types = LogicalTypes.of(session.sessionState.conf)
       PlannedQuery.whole(plan, PlannedQuery.owner(plan, session)).foreach { qe =>
-        val reoptimized = plan.logicalLink.filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
+        val reoptimized = PlannedQuery.rootLink(plan)
+          .filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
         reoptimized.foreach { logical =>
           Violations.checkWith(levels, session, Invariant.OptimizerSchema,
             Phase.AdaptiveReoptimization, logical)(

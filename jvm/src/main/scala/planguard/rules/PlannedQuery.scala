@@ -40,8 +40,8 @@ object PlannedQuery {
   def of(plan: SparkPlan, owner: Option[QueryExecution], session: SparkSession)
       : Option[PlannedQuery] = {
     val root = plan match {
-      case adaptive: AdaptiveSparkPlanExec => adaptive.inputPlan.logicalLink
-      case _ => plan.logicalLink
+      case adaptive: AdaptiveSparkPlanExec => rootLink(adaptive.inputPlan)
+      case _ => rootLink(plan)
     }
     root.flatMap { plannedRoot =>
       owner match {
@@ -67,7 +67,7 @@ object PlannedQuery {
     case _: Exchange => None
     case _ => owner.filter { qe =>
       if (qe.sparkPlan.output.isEmpty) {
-        plan.logicalLink.exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
+        rootLink(plan).exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
       } else sameOutput(qe.sparkPlan.output, plan.output)
     }
   }
@@ -79,6 +79,24 @@ object PlannedQuery {
    * command's input query is not what this query returns.
    */
   def analyzed(qe: QueryExecution): LogicalPlan = qe.commandExecuted
+
+  /**
+   * The logical plan a physical plan's root was planned from. A columnar transition is put on
+   * top of the plan after planning, with no logical link of its own: Spark's ColumnarToRowExec
+   * over a columnar root, and the transitions of a plugin that runs the whole plan columnar
+   * (Comet's CometColumnarToRowExec over its operators, the root of nearly every plan Comet
+   * runs). A node without a link that outputs exactly its only child's attributes, in order,
+   * hands its child's rows on in another form: its query is its child's, so the link is looked
+   * for below it. Without this, a query whose root is a transition had no planned query, and its
+   * OPTIMIZER_SCHEMA, PLANNING_SCHEMA and UNIQUE_FIELD checks never ran.
+   */
+  def rootLink(plan: SparkPlan): Option[LogicalPlan] = plan.logicalLink.orElse {
+    plan.children match {
+      case Seq(child) if plan.output.corresponds(child.output)(_.exprId == _.exprId) =>
+        rootLink(child)
+      case _ => None
+    }
+  }
 
   /** True for a plan prepared by an EXPLAIN statement, which shows it and never runs it. */
   def explainedOnly(owner: Option[QueryExecution]): Boolean =

@@ -1,0 +1,212 @@
+"""planguard next to Apache DataFusion Comet (Comet 1.2.0 from Maven Central: its native scan,
+native operators, native shuffle and columnar rules) on TPC-H, planguard listed before and after
+Comet's extension, adaptive execution on and off.
+
+Maven Central has no Comet for Spark 4.0 (the pyspark pin); it has Comet 1.2.0 for Spark 4.1. So
+Comet runs in processes of pyspark 4.1.3 (tests/comet_worker.py) with planguard's 4.1 line jars,
+one process per session, since Spark reads spark.sql.extensions, spark.plugins and
+spark.shuffle.manager once per JVM. Everything is prepared once and cached under .cache/:
+
+- the Comet jar (`mvn dependency:copy`, .cache/jars/);
+- a virtualenv with pyspark 4.1.3 and pyarrow (.cache/venv-spark4.1/, made here with pip);
+- planguard's 4.1 jars, target/spark-4.1/ (`dev/sbt -Dspark.line=4.1 package Test/package`:
+  dev/test builds them before pytest; this module builds them when they are missing or older
+  than the sources);
+- TPC-H at scale factor 0.01 (Parquet) and its 22 queries in Spark SQL, from
+  benchmarks/corpus.py (DuckDB's tpch extension and sqlglot), made in this process.
+
+Three processes: Comet alone (the baseline), planguard first, planguard last; at most two at once.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import corpus  # noqa: E402  (the TPC-H data and queries)
+
+COMET_ARTIFACT = "org.apache.datafusion:comet-spark-spark4.1_2.13:1.2.0"
+PYSPARK = "pyspark==4.1.3"  # the 4.1 line's Spark (build.sbt)
+VENV = ROOT / ".cache" / "venv-spark4.1"
+LINE_TARGET = ROOT / "target" / "spark-4.1"
+PLANGUARD_JAR = LINE_TARGET / "planguard-spark4.1_2.13-0.1.0.jar"
+TESTS_JAR = LINE_TARGET / "planguard-tests-spark4.1_2.13.jar"
+WORKER = ROOT / "tests" / "comet_worker.py"
+COMET = "org.apache.comet.CometSparkSessionExtensions"
+TIMEOUT = 900
+
+
+def comet_jar() -> pathlib.Path:
+    """The Comet jar, copied once from Maven Central into .cache/jars/ (local repository
+    .cache/m2)."""
+    directory = ROOT / ".cache" / "jars"
+    _, name, version = COMET_ARTIFACT.split(":")
+    jar = directory / f"{name}-{version}.jar"
+    if not jar.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["mvn", "-q", "dependency:copy", f"-Dartifact={COMET_ARTIFACT}",
+                        f"-DoutputDirectory={directory}",
+                        f"-Dmaven.repo.local={ROOT / '.cache' / 'm2'}"], check=True, cwd=directory)
+    return jar
+
+
+def line_jars() -> None:
+    """planguard's 4.1 jars, built with dev/sbt when missing or older than any source."""
+    sources = [p for folder in ("jvm/src", "project") for p in (ROOT / folder).rglob("*")
+               if p.is_file() and "target" not in p.parts] + [ROOT / "build.sbt"]
+    newest = max(p.stat().st_mtime for p in sources)
+    jars = [PLANGUARD_JAR, TESTS_JAR]
+    if all(j.exists() and j.stat().st_mtime >= newest for j in jars):
+        return
+    subprocess.run([str(ROOT / "dev" / "sbt"), "-Dspark.line=4.1", "package", "Test/package"],
+                   cwd=ROOT, check=True, timeout=TIMEOUT)
+    assert all(j.exists() for j in jars), jars
+
+
+def venv() -> pathlib.Path:
+    """The virtualenv's python, with pyspark 4.1.3 and pyarrow; made once (a marker file says it
+    is complete, so an interrupted install is redone)."""
+    python, ready = VENV / "bin" / "python", VENV / "planguard-ready"
+    if not (ready.exists() and ready.read_text() == PYSPARK):
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", PYSPARK, "pyarrow>=15"],
+                       check=True, timeout=TIMEOUT)
+        ready.write_text(PYSPARK)
+    return python
+
+
+def tpch() -> tuple:
+    """(folder of TPC-H Parquet tables, name -> Spark SQL of the 22 queries)."""
+    queries = {name: q["sql"] for name, q in corpus.queries().items()
+               if q["bench"] == "tpch" and name.startswith("tpch-q")}
+    assert len(queries) == 22, sorted(queries)
+    return corpus.CACHE / "tpch", queries
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict:
+    """Runs the baseline and planguard first (at once), then planguard last; returns order ->
+    the worker's results (`baseline`, `first`, `last`), with `prepare_seconds`."""
+    started = time.monotonic()
+    python, jar = venv(), comet_jar()
+    line_jars()
+    data, queries = tpch()
+    prepared = time.monotonic() - started
+    folder = tmp_path_factory.mktemp("comet")
+    results = {"prepare_seconds": round(prepared, 1)}
+
+    def start(order):
+        config = folder / f"{order}.json"
+        config.write_text(json.dumps({
+            "order": None if order == "baseline" else order, "comet_jar": str(jar),
+            "planguard_jar": str(PLANGUARD_JAR), "tests_jar": str(TESTS_JAR),
+            "data": str(data), "queries": queries}))
+        with (folder / f"{order}.log").open("w") as log:
+            return subprocess.Popen([str(python), str(WORKER), str(config),
+                                     str(folder / f"{order}.out.json")], cwd=ROOT,
+                                    stdout=log, stderr=subprocess.STDOUT,
+                                    env=dict(os.environ, PYSPARK_PYTHON=str(python)))
+
+    def finish(order, process):
+        try:
+            code = process.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = process.wait()
+        out = folder / f"{order}.out.json"
+        log = (folder / f"{order}.log").read_text()
+        failed = out.with_suffix(".failed")
+        assert code == 0 and out.exists(), (
+            f"the {order} process failed (exit code {code}):\n"
+            + (failed.read_text() if failed.exists() else "") + log[-6000:])
+        results[order] = json.loads(out.read_text())
+
+    pair = {order: start(order) for order in ("baseline", "first")}
+    for order, process in pair.items():
+        finish(order, process)
+    finish("last", start("last"))
+    results["seconds"] = round(time.monotonic() - started, 1)
+    print(f"\nComet test: prepared in {prepared:.0f} s, ran in "
+          f"{results['seconds'] - prepared:.0f} s")
+    return results
+
+
+def test_comet_runs_the_tpch_queries_natively(runs):
+    """Comet really ran: in the baseline every query has rows and Comet operators in its executed
+    plan (a query Comet silently left to Spark would have none), and most operators are
+    Comet's."""
+    baseline = runs["baseline"]
+    assert baseline["spark"].startswith("4.1")
+    for aqe in ("aqe-on", "aqe-off"):
+        results = baseline[aqe]
+        errors = {n: r["rows"] for n, r in results.items() if isinstance(r["rows"], str)}
+        assert errors == {}
+        assert {n: r["comet"] for n, r in results.items() if r["comet"] < 1} == {}
+        comet = sum(r["comet"] for r in results.values())
+        total = sum(r["operators"] for r in results.values())
+        # AQE on, the plans' stage wrappers (query stages, shuffle reads) are Spark's own.
+        assert comet >= (0.6 if aqe == "aqe-on" else 0.85) * total, (comet, total)
+        names = set().union(*(r["comet_names"] for r in results.values()))
+        assert {"CometNativeScan", "CometExchange", "CometHashAggregate", "CometProject",
+                "CometFilter", "CometBroadcastHashJoin"} <= names, names
+
+
+@pytest.mark.parametrize("order", ["first", "last"])
+def test_planguard_is_listed_in_its_place(runs, order):
+    result = runs[order]
+    assert result["installed"]
+    extensions = result["extensions"].split(",")
+    planguard_at, comet_at = extensions.index("planguard.PlanGuardExtensions"), \
+        extensions.index(COMET)
+    assert (planguard_at < comet_at) == (order == "first")
+
+
+@pytest.mark.parametrize("aqe", ["aqe-on", "aqe-off"])
+@pytest.mark.parametrize("order", ["first", "last"])
+def test_tpch_with_comet_has_no_false_alarm_and_the_baseline_rows(runs, order, aqe):
+    """The 22 TPC-H queries in fail mode with planguard and Comet: no violation recorded on the
+    JVM (not even a warning), the rows of Comet without planguard, and the same Comet
+    operators."""
+    expected, actual = runs["baseline"][aqe], runs[order][aqe]
+    assert actual.keys() == expected.keys()
+    recorded = {n: r["recorded"] for n, r in actual.items() if r["violations"]}
+    assert recorded == {}
+    different = [n for n in expected if expected[n]["rows"] != actual[n]["rows"]]
+    assert different == [], [(n, str(expected[n]["rows"])[:300], str(actual[n]["rows"])[:300])
+                             for n in different]
+    comet = {n: (expected[n]["comet"], actual[n]["comet"]) for n in expected
+             if expected[n]["comet"] != actual[n]["comet"]}
+    assert comet == {}
+
+
+# switch -> (invariant, a text the violation's message or plan must hold: Comet's plan).
+CAUGHT = {
+    "RemoveFinalAggregateExchange": ("DISTRIBUTION", "CometHashAggregate"),
+    "SwapRootColumns": ("OPTIMIZER_SCHEMA", None),
+    "ReverseRootProjectExec": ("PHYSICAL_SCHEMA", "CometColumnarToRow"),
+    "DropLastFieldExec": ("BATCH_SCHEMA", None),
+}
+
+
+@pytest.mark.parametrize("aqe", ["aqe-on", "aqe-off"])
+@pytest.mark.parametrize("order", ["first", "last"])
+def test_broken_rules_are_caught_on_the_plan_comet_rewrote(runs, order, aqe):
+    """The tests jar's broken rules, listed before Comet: each breaks the plan Spark prepared,
+    Comet converts what it left, and planguard stops the query naming the invariant. The missing
+    exchange is reported under Comet's final aggregate, and the reversed projection on a plan
+    whose root is Comet's columnar-to-row transition: planguard checked the plan Comet rewrote."""
+    broken = runs[order][f"broken-{aqe}"]
+    assert broken.keys() == CAUGHT.keys()
+    for switch, (invariant, shown) in CAUGHT.items():
+        entry = broken[switch]
+        assert entry.get("invariant") == invariant, (switch, entry)
+        name = "DropLastField" if switch == "DropLastFieldExec" else switch
+        assert name in entry["rule"], (switch, entry["rule"])
+        if shown:
+            assert shown in entry["message"] or shown in entry.get("plan", ""), (switch, entry)
