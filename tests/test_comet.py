@@ -30,6 +30,7 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import corpus  # noqa: E402  (the TPC-H data and queries)
+import sql_corpus  # noqa: E402  (sql_corpus.maven_jar: a jar from Maven Central, fetched once)
 
 COMET_ARTIFACT = "org.apache.datafusion:comet-spark-spark4.1_2.13:1.2.0"
 PYSPARK = "pyspark==4.1.3"  # the 4.1 line's Spark (build.sbt)
@@ -43,17 +44,7 @@ TIMEOUT = 900
 
 
 def comet_jar() -> pathlib.Path:
-    """The Comet jar, copied once from Maven Central into .cache/jars/ (local repository
-    .cache/m2)."""
-    directory = ROOT / ".cache" / "jars"
-    _, name, version = COMET_ARTIFACT.split(":")
-    jar = directory / f"{name}-{version}.jar"
-    if not jar.exists():
-        directory.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["mvn", "-q", "dependency:copy", f"-Dartifact={COMET_ARTIFACT}",
-                        f"-DoutputDirectory={directory}",
-                        f"-Dmaven.repo.local={ROOT / '.cache' / 'm2'}"], check=True, cwd=directory)
-    return jar
+    return sql_corpus.maven_jar(COMET_ARTIFACT, ROOT / ".cache" / "jars")
 
 
 def line_jars() -> None:
