@@ -21,7 +21,6 @@ import re
 import sys
 import tempfile
 import time
-import traceback
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))  # planguard's Python package, from the checkout
@@ -30,6 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import corpus  # noqa: E402  (corpus.rows: a query's rows, comparable as JSON)
 import planguard  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
+from results_file import results_file  # noqa: E402  (tests/, the script's own folder)
 
 COMET = "org.apache.comet.CometSparkSessionExtensions"
 # Comet's installation guide: its plugin, its shuffle manager, off-heap memory (without it the
@@ -169,33 +169,25 @@ def run_broken(spark, expected: dict) -> dict:
 def main(config_path: str, out_path: str) -> None:
     config = json.loads(pathlib.Path(config_path).read_text())
     out = pathlib.Path(out_path)
-    try:
-        with tempfile.TemporaryDirectory() as warehouse:
-            started = time.monotonic()
-            spark = session(config, warehouse)
-            guarded = config["order"] is not None
-            results = {"spark": spark.version, "start_seconds": round(time.monotonic() - started, 1)}
+    with results_file(out) as results, tempfile.TemporaryDirectory() as warehouse:
+        started = time.monotonic()
+        spark = session(config, warehouse)
+        guarded = config["order"] is not None
+        results.update(spark=spark.version, start_seconds=round(time.monotonic() - started, 1))
+        if guarded:
+            results["installed"] = planguard.installed(spark)
+        results["extensions"] = spark.sparkContext.getConf().get("spark.sql.extensions")
+        for path in sorted(pathlib.Path(config["data"]).glob("*.parquet")):
+            spark.read.parquet(str(path)).createOrReplaceTempView(path.stem)
+        for adaptive in ("true", "false"):
+            spark.conf.set("spark.sql.adaptive.enabled", adaptive)
+            key = "aqe-on" if adaptive == "true" else "aqe-off"
+            results[key] = run_queries(spark, config["queries"], guarded)
             if guarded:
-                results["installed"] = planguard.installed(spark)
-            results["extensions"] = spark.sparkContext.getConf().get("spark.sql.extensions")
-            for path in sorted(pathlib.Path(config["data"]).glob("*.parquet")):
-                spark.read.parquet(str(path)).createOrReplaceTempView(path.stem)
-            for adaptive in ("true", "false"):
-                spark.conf.set("spark.sql.adaptive.enabled", adaptive)
-                key = "aqe-on" if adaptive == "true" else "aqe-off"
-                results[key] = run_queries(spark, config["queries"], guarded)
-                if guarded:
-                    plain = {sql: corpus.rows(spark.sql(sql)) for _, sql in BROKEN_CASES}
-                    results[f"broken-{key}"] = run_broken(spark, plain)
-            results["seconds"] = round(time.monotonic() - started, 1)
-            spark.stop()
-        partial = out.with_suffix(".partial")
-        partial.write_text(json.dumps(results))
-        partial.rename(out)
-    except BaseException:
-        out.with_suffix(".failed").write_text(traceback.format_exc())
-        raise
-
+                plain = {sql: corpus.rows(spark.sql(sql)) for _, sql in BROKEN_CASES}
+                results[f"broken-{key}"] = run_broken(spark, plain)
+        results["seconds"] = round(time.monotonic() - started, 1)
+        spark.stop()
 
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2])

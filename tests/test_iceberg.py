@@ -21,12 +21,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 import pytest
 
 import planguard
 from conftest import ROOT, TESTS_JAR, base_builder
+from results_file import results_file
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import corpus  # noqa: E402  (corpus.rows: a query's rows, comparable as JSON)
@@ -212,20 +212,13 @@ def aqe_key(aqe: bool) -> str:
 
 def run_baseline(out: pathlib.Path) -> None:
     """Writes the plain session's results to out (atomically), or its error to out.failed."""
-    try:
-        with tempfile.TemporaryDirectory() as warehouse:
-            plain, results = iceberg_session(None, warehouse), {}
-            for adaptive in (True, False):
-                plain.conf.set("spark.sql.adaptive.enabled", str(adaptive).lower())
-                results[aqe_key(adaptive)] = run_workload(
-                    plain, f"wl_{aqe_key(adaptive).replace('-', '_')}")
-            plain.stop()
-        partial = out.with_suffix(".partial")
-        partial.write_text(json.dumps(results))
-        partial.rename(out)
-    except BaseException:
-        out.with_suffix(".failed").write_text(traceback.format_exc())
-        raise
+    with results_file(out) as results, tempfile.TemporaryDirectory() as warehouse:
+        plain = iceberg_session(None, warehouse)
+        for adaptive in (True, False):
+            plain.conf.set("spark.sql.adaptive.enabled", str(adaptive).lower())
+            results[aqe_key(adaptive)] = run_workload(
+                plain, f"wl_{aqe_key(adaptive).replace('-', '_')}")
+        plain.stop()
 
 
 def baseline_rows(path: pathlib.Path, timeout: float = 1200) -> dict:
