@@ -8,7 +8,8 @@ default): a fact LEFT JOINed USING a key to n dimensions, one after another (10,
 `withColumn` calls (100, 200, 400); n sources appended with `union` (100, 300); a table of n
 columns filtered, extended, selected whole and aggregated (1,000, 3,000). Two figures each: building
 the pipeline (every step, analysis included) and planning the finished DataFrame to its executed
-plan (optimization, planning, preparation; nothing runs).
+plan (optimization, planning, preparation; nothing runs). Each figure is a mean over repetitions
+lasting at least 100 ms: one planning of a few milliseconds varies more than what is measured.
 
 Rounds go round robin over the shapes, each round timing every shape once in every arm, the order
 rotating from round to round; a figure's ratio is the median of its per-round ratios. After

@@ -35,7 +35,7 @@ PHASE = "execution"
 _WHAT_TO_DO = ("make the function return the declared columns, in the declared order, with "
                "the declared types (any Arrow encoding of a type is accepted), or declare the "
                "schema it returns; to let the query run unchecked, call it without planguard's "
-               "wrapper (planguard.arrow.uninstall()).")
+               "wrapper (planguard.arrow.uninstall()). See docs/types.md.")
 
 
 def _schema(schema) -> T.StructType:

@@ -9,11 +9,11 @@ from pyspark.sql import SparkSession
 import planguard
 
 _SEED_QUERIES = [
-    ("projected columns (seed 002)", "SELECT t1.id, a, t2.id, b FROM t1 JOIN t2 ON t1.id = t2.id"),
-    ("function transformed columns (seed 002)", "SELECT ABS(t1.id), abs(-id) FROM t1"),
-    ("function with operators (seed 002)", "SELECT t1.id + ABS(id), ABS(id * t1.id) FROM t1"),
-    ("project literals (seed 002)", "SELECT 1, 2+5, 'foo_bar'"),
-    ("two-phase aggregate (seed 001 §7)",
+    ("projected columns", "SELECT t1.id, a, t2.id, b FROM t1 JOIN t2 ON t1.id = t2.id"),
+    ("function transformed columns", "SELECT ABS(t1.id), abs(-id) FROM t1"),
+    ("function with operators", "SELECT t1.id + ABS(id), ABS(id * t1.id) FROM t1"),
+    ("project literals", "SELECT 1, 2+5, 'foo_bar'"),
+    ("two-phase aggregate",
      "SELECT l_orderkey, COUNT(l_partkey) AS n FROM lineitem JOIN orders "
      "ON l_orderkey = o_orderkey GROUP BY l_orderkey ORDER BY l_orderkey"),
 ]

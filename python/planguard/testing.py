@@ -47,7 +47,7 @@ def assert_encoding_invariant(spark, build_df, inputs=None, ordered=False, rel_t
                 failures.append(f"{name}: {difference}" if query is None
                                 else f"{name}: {query}: {difference}")
     if failures:
-        raise AssertionError("the answer depends on the physical encoding (seed 003):\n  "
+        raise AssertionError("the answer depends on the physical encoding (docs/types.md):\n  "
                              + "\n  ".join(failures))
 
 

@@ -58,6 +58,7 @@ class SchemaInvariantsSuite extends SparkSessions {
       assert(e.invariantId == "OPTIMIZER_SCHEMA")
       assert(e.phase == "adaptive re-optimization")
       assert(e.ruleName == "planguard.testing.SwapRootColumns (adaptive runtime optimizer rule)")
+      assert(e.getMessage.contains("exclude it (spark.sql.adaptive.optimizer.excludedRules)"))
     }
   }
 
@@ -68,6 +69,10 @@ class SchemaInvariantsSuite extends SparkSessions {
       assert(e.invariantId == "PHYSICAL_SCHEMA")
       assert(e.ruleName ==
         "planguard.testing.ReverseRootProjectExec (adaptive query-stage preparation rule)")
+      // No conf excludes a preparation rule: the advice names none, and points to the docs.
+      assert(!e.getMessage.contains("excludedRules"))
+      assert(e.getMessage.contains("out of spark.sql.extensions"))
+      assert(e.getMessage.contains("See docs/invariants.md#physical_schema."))
     }
   }
 
@@ -78,6 +83,9 @@ class SchemaInvariantsSuite extends SparkSessions {
       assert(e.ruleName ==
         "planguard.testing.SwapRootColumns (batch Operator Optimization before Inferring Filters)")
       assert(e.getMessage.contains("Rule: planguard.testing.SwapRootColumns"))
+      assert(e.getMessage.contains("exclude it (spark.sql.optimizer.excludedRules)"))
+      assert(e.getMessage.contains("See docs/invariants.md#optimizer_schema."))
+      assert(!e.getMessage.contains("seed"))
     }
 
     test(s"UNIQUE_FIELD warns on an ambiguous result, not on legal duplicates " +

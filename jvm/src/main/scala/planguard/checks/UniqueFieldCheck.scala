@@ -25,15 +25,16 @@ object UniqueFieldCheck {
   def apply(analyzed: LogicalPlan, caseSensitive: Boolean): SchemaDiff = analyzed match {
     case _: Command => SchemaDiff.Holds
     case query =>
-      val output = query.output
-      def key(i: Int) = {
-        val (relation, name) = (output(i).qualifier, output(i).name)
-        if (caseSensitive) (relation, name)
-        else (relation.map(_.toLowerCase(Locale.ROOT)), name.toLowerCase(Locale.ROOT))
-      }
+      // Indexed: read by position below.
+      val output = query.output.toIndexedSeq
       // Names compare as Spark's resolver compares them: case-insensitively unless
       // spark.sql.caseSensitive is set.
-      val clashes = output.indices.groupBy(key).values
+      def fold(name: String) = if (caseSensitive) name else name.toLowerCase(Locale.ROOT)
+      def key(i: Int) = (output(i).qualifier.map(fold), fold(output(i).name))
+      // Nearly every result names each column once: relations are compared, and clashes
+      // grouped, only when a name repeats.
+      val namesRepeat = output.map(a => fold(a.name)).distinct.size < output.size
+      val clashes = if (!namesRepeat) Nil else output.indices.groupBy(key).values
         .filter(positions => positions.map(output(_).exprId).distinct.size > 1)
         .map(_.sorted).toSeq.sortBy(_.head)
       if (clashes.isEmpty) SchemaDiff.Holds

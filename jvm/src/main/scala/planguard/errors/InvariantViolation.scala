@@ -63,9 +63,9 @@ object InvariantViolation {
     "expected" -> diff.expectedText,
     "actual" -> diff.actualText,
     "differences" -> diff.differences.mkString("; "),
-    "advice" -> advice(invariant))
+    "advice" -> s"${advice(invariant, phase)} See ${invariant.docs}.")
 
-  private def advice(invariant: Invariant): String = invariant match {
+  private def advice(invariant: Invariant, phase: String): String = invariant match {
     case Invariant.UniqueField =>
       "give the columns distinct names or relations (alias a side of the join: df.alias(\"l\"), " +
         "or rename a column) so that every reference to them is unambiguous; to silence this " +
@@ -75,9 +75,9 @@ object InvariantViolation {
         "stored name is one you chose; to let the write go on, set " +
         "spark.planguard.check.NAMING=warn (or off)."
     case Invariant.BatchSchema =>
-      "a physical operator declares one schema and produces another, which seed 004 §3.6 " +
-        "forbids: fix the operator named by Rule (or the extension that plans it), or leave it " +
-        "out of the plan; to let queries run while you investigate, set " +
+      "a physical operator declares one schema and produces another, so the operators above " +
+        "it read the wrong columns: fix the operator named by Rule (or the extension that plans " +
+        "it), or leave it out of the plan; to let queries run while you investigate, set " +
         "spark.planguard.check.BATCH_SCHEMA=warn."
     case Invariant.Distribution =>
       "the operator reads input that is not partitioned or sorted as it requires, and so " +
@@ -88,14 +88,25 @@ object InvariantViolation {
         "Setting spark.planguard.check.DISTRIBUTION=warn lets such queries return wrong results."
     case Invariant.OperatorContract =>
       "parents bind to an operator by the output it declares, so one that declares another " +
-        "output than its kind allows (seed 001 §5) makes them read the wrong columns, or skip " +
-        "null checks on columns that hold nulls: fix the operator or the rule named by Rule " +
+        "output than its kind allows makes them read the wrong columns, or skip null checks " +
+        "on columns that hold nulls: fix the operator or the rule named by Rule " +
         "that built it, or leave it out of the plan; to let queries run while you investigate, " +
         "set spark.planguard.check.OPERATOR_CONTRACT=warn."
     case _ =>
-      s"a rule changed the query's result schema, which ${invariant.seedSection} forbids. " +
-        "Find the rule (spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it " +
-        "or exclude it (spark.sql.optimizer.excludedRules); to let queries run while you " +
-        s"investigate, set spark.planguard.check.${invariant.id}=warn."
+      s"a rule changed the query's result schema, which no rule may do. Find the rule " +
+        "(spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it or " +
+        s"${removal(invariant, phase)}; to let queries run while you investigate, set " +
+        s"spark.planguard.check.${invariant.id}=warn."
+  }
+
+  /** How to take the breaking rule out of the way: only the knobs Spark has for its phase. */
+  private def removal(invariant: Invariant, phase: String): String = (invariant, phase) match {
+    case (Invariant.OptimizerSchema, Phase.Optimization) =>
+      "exclude it (spark.sql.optimizer.excludedRules)"
+    case (Invariant.OptimizerSchema, Phase.AdaptiveReoptimization) =>
+      "exclude it (spark.sql.adaptive.optimizer.excludedRules)"
+    case _ =>
+      "leave the extension that injects it out of spark.sql.extensions (Spark has no conf " +
+        "that excludes a planner strategy, a preparation rule or a columnar rule)"
   }
 }

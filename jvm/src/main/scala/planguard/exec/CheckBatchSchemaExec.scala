@@ -16,7 +16,8 @@ final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
   extends UnaryExecNode {
 
   override def nodeName: String = "CheckBatchSchema"
-  override def output: Seq[Attribute] = child.output
+  // Kept: a union's or a projection's output is computed anew on every call, and Spark asks often.
+  @transient override lazy val output: Seq[Attribute] = child.output
   override def outputPartitioning: Partitioning = child.outputPartitioning
   override def outputOrdering: Seq[SortOrder] = child.outputOrdering
   override def supportsColumnar: Boolean = child.supportsColumnar

@@ -33,8 +33,13 @@ object PlaceBatchChecks {
     val every = PlanGuardConf.batchSchemaEvery(conf)
     def checked(p: SparkPlan) =
       CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, Nil))
-    def result(p: SparkPlan) = CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail,
-      every, p.output.indices.filterNot(i => p.output(i).nullable)))
+    def result(p: SparkPlan): SparkPlan = {
+      // Read once, indexed: a plan's output is computed anew on every call, often as a List.
+      val output = p.output.toIndexedSeq
+      if (output.isEmpty) p
+      else CheckBatchSchemaExec(p, BatchSampler(output, p.getClass, fail, every,
+        output.indices.filterNot(output(_).nullable)))
+    }
     val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
       case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>
         e.withNewChildren(Seq(checked(e.child)))
@@ -49,13 +54,13 @@ object PlaceBatchChecks {
       case c @ (_: CollectLimitExec | _: CollectTailExec | _: TakeOrderedAndProjectExec)
           if !c.children.head.isInstanceOf[CheckBatchSchemaExec] =>
         c.withNewChildren(Seq(result(c.children.head)))
-      case root if isResult(root) => result(root)
+      case root if producesResult(root) => result(root)
       case other => other
     }
   }
 
   /** A plan whose root produces a query's result: not a stage, not a command's own output. */
-  private def isResult(plan: SparkPlan): Boolean = plan.output.nonEmpty && (plan match {
+  private def producesResult(plan: SparkPlan): Boolean = plan match {
     case _: Exchange | _: AdaptiveSparkPlanExec | _: CheckBatchSchemaExec => false
     // An adaptive broadcast subquery's final plan is its broadcast stage, which Spark's code
     // expects unwrapped (dynamic partition pruning).
@@ -63,5 +68,5 @@ object PlaceBatchChecks {
     case _: ExecutedCommandExec | _: DataWritingCommandExec | _: V2CommandExec |
          _: CommandResultExec => false
     case _ => true
-  })
+  }
 }

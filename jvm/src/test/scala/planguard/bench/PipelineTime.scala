@@ -22,15 +22,29 @@ object PipelineTime {
   }
 
   /**
-   * Builds one pipeline of `shape` and `size` in `session`, then plans it: (nanoseconds to build
-   * it through the DataFrame API, nanoseconds to plan the result to its executed plan).
+   * Builds one pipeline of `shape` and `size` in `session`, then plans it to its executed plan:
+   * (mean nanoseconds to build it through the DataFrame API, mean nanoseconds to plan it). Each
+   * is repeated until `MinNanos` have passed (at least once): a single planning of a few
+   * milliseconds varies by more than the difference measured.
    */
   def time(session: SparkSession, shape: String, size: Int): Array[Long] = {
+    var df: DataFrame = null
+    val built = mean { df = build(session, shape, size) }
+    // Planned afresh each time, from the analyzed plan: what df.queryExecution.executedPlan does.
+    val analyzed = df.queryExecution.analyzed
+    Array(built, mean(session.sessionState.executePlan(analyzed).executedPlan))
+  }
+
+  private val MinNanos = 100L * 1000 * 1000
+
+  private def mean(step: => Unit): Long = {
     val start = System.nanoTime()
-    val df = build(session, shape, size)
-    val built = System.nanoTime()
-    df.queryExecution.executedPlan
-    Array(built - start, System.nanoTime() - built)
+    var runs = 0
+    while (runs == 0 || System.nanoTime() - start < MinNanos) {
+      step
+      runs += 1
+    }
+    (System.nanoTime() - start) / runs
   }
 
   def build(spark: SparkSession, shape: String, size: Int): DataFrame = shape match {
