@@ -1,4 +1,4 @@
-"""Arrow's physical encodings of Spark's logical types (seed 003), and bringing a column to the one
+"""Arrow's physical encodings of Spark's logical types, and bringing a column to the one
 encoding Spark reads.
 
 A Spark type names a class of Arrow types: every string encoding (utf8, large_utf8, string_view,

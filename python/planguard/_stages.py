@@ -1,6 +1,6 @@
 """A query's stages as data: ``planguard.stages(df)``.
 
-The JVM cuts the prepared physical plan at every shuffle, broadcast and subquery (seed 001 §3.1)
+The JVM cuts the prepared physical plan at every shuffle, broadcast and subquery
 without executing it (``planguard.stages.StageCutter``); this module turns its JSON into
 dataclasses.
 """
@@ -16,7 +16,7 @@ from pyspark.sql.types import StructType
 
 @dataclass(frozen=True)
 class Partitioning:
-    """How rows are spread at a stage boundary (seed 001 §3.2).
+    """How rows are spread at a stage boundary.
 
     ``kind`` is ``HashKeys``, ``Single``, ``RoundRobin``, ``Range``, ``Broadcast``,
     ``KeyGrouped``, ``Unknown``, ``Collected`` (a subquery's result, on the driver) or

@@ -1,5 +1,5 @@
 """BATCH_SCHEMA at the Arrow boundary: every batch a Python function hands Spark has the schema
-the function declared (seed 004 §3.6), compared by logical type (seed 003).
+the function declared, compared by logical type (docs/types.md).
 
 PySpark does not check this for ``mapInArrow``: a dictionary-encoded string column fails deep in
 the JVM (``Cannot call the method "getUTF8String"``), a renamed column or a time-zoned timestamp
