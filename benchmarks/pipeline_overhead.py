@@ -8,10 +8,12 @@ default): a fact LEFT JOINed USING a key to n dimensions, one after another (10,
 `withColumn` calls (100, 200, 400); n sources appended with `union` (100, 300); a table of n
 columns filtered, extended, selected whole and aggregated (1,000, 3,000). Two figures each: building
 the pipeline (every step, analysis included) and planning the finished DataFrame to its executed
-plan (optimization, planning, preparation; nothing runs). Each figure is a mean over repetitions
-lasting at least 100 ms: one planning of a few milliseconds varies more than what is measured.
+plan (optimization, planning, preparation; nothing runs). The arms take turns at every
+repetition (one build and one planning each), until each has spent 100 ms on each figure: one
+planning of a few milliseconds varies more than what is measured, and the machine drifts over
+longer spans.
 
-Rounds go round robin over the shapes, each round timing every shape once in every arm, the order
+Rounds go round robin over the shapes, each round timing every shape in every arm, the first arm
 rotating from round to round; a figure's ratio is the median of its per-round ratios. After
 --warmup-seconds of the same rounds, untimed (the JIT compiles planguard's rules and Spark's).
 
@@ -49,15 +51,13 @@ def session() -> SparkSession:
 
 
 def one_round(timing, sessions, shapes, r: int):
-    """{shape: [per arm: (build ns, plan ns)]} of one round, the arms' order rotating with r."""
+    """{shape: [per arm: (build ns, plan ns)]} of one round, the arms taking turns at every
+    repetition, the first arm rotating with r."""
     result = {}
     for shape, size in shapes:
-        order = list(range(len(sessions)))
-        order = order[r % len(order):] + order[:r % len(order)]
-        times = [None] * len(sessions)
-        for k in order:
-            times[k] = list(timing.time(sessions[k], shape, size))
-        result[(shape, size)] = times
+        times = list(timing.interleaved(sessions, shape, size, r % len(sessions)))
+        n = len(sessions)
+        result[(shape, size)] = [(times[k], times[n + k]) for k in range(n)]
     return result
 
 
@@ -81,7 +81,7 @@ def main() -> int:
         one_round(timing, sessions, shapes, warm)
         warm += 1
     print(f"warm-up: {warm} rounds; then {args.rounds} rounds, each building and planning every "
-          "shape once in each arm\n")
+          "shape in each arm, the arms taking turns, for at least 100 ms per arm and figure\n")
 
     rounds = [one_round(timing, sessions, shapes, r) for r in range(args.rounds)]
     print(f"{'shape':16} {'figure':6} {'planguard ms':>13} {'without ms':>11} {'ratio':>7} "

@@ -48,3 +48,34 @@ def test_every_invariant_is_documented_with_an_example_error():
         section = docs.split(f"\n## {invariant}\n")[1].split("\n## ")[0]
         assert f"[PLANGUARD_{invariant}]" in section, f"no example error for {invariant}"
         assert f"| `{invariant}` |" in readme, f"README.md's table lacks {invariant}"
+
+
+def _package_imports() -> dict:
+    """{sub-package of planguard: the other sub-packages its Scala sources import}."""
+    found = {}
+    for source in (ROOT / "jvm" / "src" / "main").rglob("*.scala"):
+        package = re.search(r"^package planguard\.(\w+)", source.read_text(), re.M)
+        if package is None:
+            continue  # the root package (entry point, shared vocabulary) or Spark's packages
+        imported = set(re.findall(r"^import planguard\.([a-z]\w*)\b", source.read_text(), re.M))
+        found.setdefault(package.group(1), set()).update(imported - {package.group(1)})
+    return found
+
+
+def test_sub_packages_have_no_cycles():
+    graph = _package_imports()
+    assert {"checks", "rules", "attribution", "exec"} <= graph.keys()
+    done, path = set(), []
+
+    def visit(package):
+        assert package not in path, f"package cycle: {' -> '.join(path + [package])}"
+        if package in done:
+            return
+        path.append(package)
+        for other in sorted(graph.get(package, ())):
+            visit(other)
+        path.pop()
+        done.add(package)
+
+    for package in sorted(graph):
+        visit(package)

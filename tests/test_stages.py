@@ -138,7 +138,7 @@ def test_insert_is_planned_with_its_write_node_and_writes_nothing(spark, adaptiv
     last = stages[-1]
     assert last.operators.name == "Execute InsertIntoHadoopFsRelationCommand"
     assert "stages_t" in last.operators.args
-    assert len(last.schema) == 0  # a write returns no rows (seed 001 §3.3)
+    assert len(last.schema) == 0  # a write returns no rows
     assert stages[0].output.kind == "HashKeys"
     assert files(table) == []
     assert spark.table("stages_t").count() == 0

@@ -123,10 +123,10 @@ def graph(query: Union[DataFrame, str], spark: Optional[SparkSession] = None) ->
         SparkSession.getActiveSession()
     if session is None:
         raise ValueError("planguard.stages(sql) needs a SparkSession: pass spark=...")
-    api = session._jvm.planguard.stages.Stages
+    jvm = session._jvm.planguard
     try:
-        text = api.json(query._jdf) if isinstance(query, DataFrame) else \
-            api.statementJson(session._jsparkSession, query)
+        text = jvm.stages.Stages.json(query._jdf) if isinstance(query, DataFrame) else \
+            jvm.statements.StatementStages.json(session._jsparkSession, query)
     except Py4JJavaError as e:  # as PySpark raises it: InvariantViolation, AnalysisException...
         raise convert_exception(e.java_exception) from None
     return from_json(json.loads(text))

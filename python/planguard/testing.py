@@ -1,4 +1,4 @@
-"""Seed 003 for your own queries: encodings never change answers.
+"""Logical types for your own queries: encodings never change answers (docs/types.md).
 
 ``assert_encoding_invariant`` runs a query under every physical variant a user can switch — how
 its Parquet inputs are encoded, how they are read, how operators run — and asserts that each

@@ -6,7 +6,7 @@ import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
 
-import planguard.checks.PreparationReplay
+import planguard.attribution.PreparationReplay
 import planguard.conf.PlanGuardConf
 import planguard.report.{ViolationLog, ViolationRecord}
 import planguard.shims.ErrorCondition

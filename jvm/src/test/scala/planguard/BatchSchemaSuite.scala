@@ -11,7 +11,7 @@ import planguard.errors.{InvariantViolation, PlanGuardConfException}
 import planguard.exec.CheckBatchSchemaExec
 import planguard.testing.{DropLastFieldExtension, LongVectorsExtension, NotNullClaimExtension}
 
-/** BATCH_SCHEMA: what execution produces has the plan's schema (seed 004 §3.6). */
+/** BATCH_SCHEMA: what execution produces has the plan's schema. */
 class BatchSchemaSuite extends SparkSessions {
 
   private def orders(other: Extension): Seq[(String, Seq[Extension])] =

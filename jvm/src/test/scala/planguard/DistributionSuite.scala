@@ -6,7 +6,7 @@ import org.apache.spark.sql.functions.col
 import planguard.errors.InvariantViolation
 import planguard.testing._
 
-/** DISTRIBUTION: each operator's input is distributed and ordered as it requires (seed 001 §6). */
+/** DISTRIBUTION: each operator's input is distributed and ordered as it requires. */
 class DistributionSuite extends SparkSessions {
 
   private val ColumnarRule = "columnar rule, before transitions"

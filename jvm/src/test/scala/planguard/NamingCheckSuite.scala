@@ -26,7 +26,10 @@ class NamingCheckSuite extends SparkSessions {
 
   private def namingRecords(s: SparkSession) = ViolationLog.records(s).filter(_.id == "NAMING")
 
-  /** The writes seed 004 speaks of, each persisting `select` (a SELECT list over customer). */
+  /**
+   * The writes docs/invariants.md#naming speaks of, each persisting `select` (a SELECT list over
+   * customer).
+   */
   private def writes(s: SparkSession): Seq[(String, String => Unit)] = Seq(
     "df.write.parquet" -> (q => s.sql(s"SELECT $q FROM customer").write.parquet(path())),
     "saveAsTable" -> (q => s.sql(s"SELECT $q FROM customer").write.saveAsTable(table())),

@@ -9,11 +9,11 @@ import org.apache.spark.sql.functions._
 
 import planguard.naming.ApplySpecNames
 
-/** spark.planguard.naming=spec: seed 002's rules, SQL and DataFrame API; user names untouched. */
+/** spark.planguard.naming=spec: docs/naming.md's rules, SQL and DataFrame API; user names kept. */
 class NamingSuite extends SparkSessions {
 
-  /** Seed 002's tables, as temp views: columns are qualified with t1 and t2. */
-  private def seedSession(naming: String, confs: (String, String)*): SparkSession = {
+  /** docs/naming.md's example tables, as temp views: columns are qualified with t1 and t2. */
+  private def namingSession(naming: String, confs: (String, String)*): SparkSession = {
     assume(naming != "spec" || ApplySpecNames.supported, "naming=spec needs Spark 4.0")
     val spark = newSession(Seq(planguard), Seq("spark.planguard.naming" -> naming) ++ confs: _*)
     spark.sql("SELECT * FROM VALUES (1, 'foo'), (2, 'bar') AS t(id, a)")
@@ -23,28 +23,27 @@ class NamingSuite extends SparkSessions {
     spark
   }
 
-  private lazy val spec = seedSession("spec")
+  private lazy val spec = namingSession("spec")
 
   private def names(df: DataFrame): Seq[String] = df.columns.toSeq
   private def sqlNames(query: String): Seq[String] = names(spec.sql(query))
 
-  // The seed's four example queries, with the names its rules give. Its example tables print
-  // `t1.id + abs(t1.id)` and `abs(t1.id * t1.id)` unparenthesised, against its own rule that
-  // operator expressions are wrapped in parentheses: the rule wins.
-  private val seedExamples = Seq(
+  // Four example queries of docs/naming.md, with the names its rules give: operator expressions
+  // are wrapped in parentheses (`(t1.id + abs(t1.id))`).
+  private val documentedExamples = Seq(
     "SELECT t1.id, a, t2.id, b FROM t1 JOIN t2 ON t1.id = t2.id" -> Seq("id", "a", "id", "b"),
     "SELECT ABS(t1.id), abs(-id) FROM t1" -> Seq("abs(t1.id)", "abs((- t1.id))"),
     "SELECT t1.id + ABS(id), ABS(id * t1.id) FROM t1" ->
       Seq("(t1.id + abs(t1.id))", "abs((t1.id * t1.id))"),
     "SELECT 1, 2+5, 'foo_bar'" -> Seq("1", "(2 + 5)", "foo_bar"))
 
-  for ((query, expected) <- seedExamples) {
-    test(s"seed 002 example in SQL: $query") {
+  for ((query, expected) <- documentedExamples) {
+    test(s"documented example in SQL: $query") {
       assert(sqlNames(query) == expected)
     }
   }
 
-  test("seed 002 examples through the DataFrame API") {
+  test("documented examples through the DataFrame API") {
     val t1 = spec.table("t1")
     val t2 = spec.table("t2")
     assert(names(t1.join(t2, t1("id") === t2("id")).select(t1("id"), col("a"), t2("id"),
@@ -149,7 +148,7 @@ class NamingSuite extends SparkSessions {
   }
 
   test("spec mode keeps every exprId and node: only names change") {
-    val spark = seedSession("spark")
+    val spark = namingSession("spark")
     val df = spark.sql("SELECT abs(-id), id + 1, 'x', a FROM t1 WHERE id > 0 ORDER BY 1")
     val before = df.queryExecution.analyzed
     spark.conf.set("spark.planguard.naming", "spec")
@@ -178,7 +177,7 @@ class NamingSuite extends SparkSessions {
 
   test("naming=spark, the default, leaves every name as Spark makes it; so does the kill switch") {
     val plain = newSession(Nil)
-    val queries = seedExamples.map(_._1) ++ rules.map(_._2._1)
+    val queries = documentedExamples.map(_._1) ++ rules.map(_._2._1)
     def allNames(spark: SparkSession) = {
       Seq("t1" -> "SELECT * FROM VALUES (1, 'foo'), (2, 'bar') AS t(id, a)",
         "t2" -> "SELECT * FROM VALUES (1, 'hello'), (2, 'world') AS t(id, b)")
@@ -196,7 +195,7 @@ class NamingSuite extends SparkSessions {
   }
 
   test("a DataFrame keeps the names it was analyzed with") {
-    val spark = seedSession("spark")
+    val spark = namingSession("spark")
     val df = spark.table("t1").select(abs(col("id")))
     spark.conf.set("spark.planguard.naming", "spec")
     assert(names(df.select(col("abs(id)") + 1)) == Seq("(abs(id) + 1)"))

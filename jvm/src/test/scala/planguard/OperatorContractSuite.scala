@@ -9,7 +9,7 @@ import planguard.errors.InvariantViolation
 import planguard.report.ViolationLog
 import planguard.testing._
 
-/** OPERATOR_CONTRACT: each physical operator's output is the one its kind promises (seed 001 §5). */
+/** OPERATOR_CONTRACT: each physical operator's output is the one its kind promises. */
 class OperatorContractSuite extends SparkSessions {
 
   private def kind(adaptive: Boolean): String =

@@ -7,7 +7,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
- * BATCH_SCHEMA (seed 004 §3.6): what execution produced against the plan's schema. A row is
+ * BATCH_SCHEMA: what execution produced against the plan's schema. A row is
  * checked on what it carries, its field count; a columnar batch on its column count and each
  * vector's data type (LogicalTypes.stores); a query's result also for nulls in the columns its
  * producing operator declares NOT NULL (`promised`, positions), which the code generated for its

@@ -11,38 +11,21 @@ import planguard.{Departure, PlanDeparture}
 object DeepestDeparture {
 
   def apply(plan: SparkPlan)(contract: SparkPlan => Departure): Departure =
-    each(plan, Array(contract))(0)
+    each(plan, Seq(contract)).head
 
   /**
-   * Several contracts in one walk of the plan: each one's deepest departure, in their order; a
-   * null contract is not run, and its departure is null. Every plan Spark prepares is walked,
-   * mostly by code the JIT has not optimised yet: plain arrays and loops.
+   * Several contracts in one walk of the plan: each one's deepest departure, in their order
+   * (PlanDeparture.None where it holds). Leaves require nothing of children they do not have.
    */
-  def each(plan: SparkPlan, contracts: Array[SparkPlan => Departure]): Array[Departure] = {
-    val found = new Array[Departure](contracts.length)
-    var holding = 0
-    var i = 0
-    while (i < contracts.length) {
-      if (contracts(i) != null) {
-        found(i) = PlanDeparture.None
-        holding += 1
-      }
-      i += 1
-    }
+  def each(plan: SparkPlan, contracts: Seq[SparkPlan => Departure]): Seq[Departure] = {
+    val found = Array.fill[Departure](contracts.length)(PlanDeparture.None)
     def walk(op: SparkPlan): Unit = {
-      val children = op.children
-      val it = children.iterator
-      while (holding > 0 && it.hasNext) walk(it.next())
-      var i = 0
-      while (holding > 0 && children.nonEmpty && i < found.length) {
-        if (found(i) != null && found(i).isEmpty) {
-          found(i) = contracts(i)(op)
-          if (!found(i).isEmpty) holding -= 1
-        }
-        i += 1
+      op.children.foreach(walk)
+      if (op.children.nonEmpty) {
+        for (i <- contracts.indices if found(i).isEmpty) found(i) = contracts(i)(op)
       }
     }
     walk(plan)
-    found
+    found.toSeq
   }
 }

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import planguard.{Departure, PlanDeparture}
 
 /**
- * DISTRIBUTION (seed 001 §6, planner guarantee 2): every operator gets its input as it requires.
+ * DISTRIBUTION: every operator gets its input as it requires.
  * Each child's partitioning satisfies the operator's required child distribution, each child's
  * ordering its required child ordering, and the children it reads partition by partition (more
  * than one clustered requirement: joins, cogroups) are co-partitioned — the same number of
@@ -30,26 +30,20 @@ object DistributionCheck {
   /** One operator's requirements of its children. */
   def requirements(op: SparkPlan): Departure = {
     val (required, requiredOrdering) = requiredOf(op)
-    val children = op.children.iterator
-    val distributions = required.iterator
-    val orderings = requiredOrdering.iterator
-    var clustered = 0
-    var i = 0
-    while (children.hasNext && distributions.hasNext && orderings.hasNext) {
-      val (child, distribution, ordering) =
-        (children.next(), distributions.next(), orderings.next())
+    val each = op.children.zip(required).zip(requiredOrdering).zipWithIndex
+    each.iterator.map { case (((child, distribution), ordering), i) =>
       // Nothing is required of most children: their partitioning is then never computed.
       if (distribution != UnspecifiedDistribution &&
           !child.outputPartitioning.satisfies(distribution)) {
-        return unsatisfied(op, i, child, distribution)
-      }
-      if (ordering.nonEmpty && !SortOrder.orderingSatisfies(child.outputOrdering, ordering)) {
-        return unsorted(op, i, child, ordering)
-      }
-      if (distribution.isInstanceOf[ClusteredDistribution]) clustered += 1
-      i += 1
+        unsatisfied(op, i, child, distribution)
+      } else if (ordering.nonEmpty &&
+          !SortOrder.orderingSatisfies(child.outputOrdering, ordering)) {
+        unsorted(op, i, child, ordering)
+      } else PlanDeparture.None
+    }.find(!_.isEmpty).getOrElse {
+      val clustered = each.count(_._1._1._2.isInstanceOf[ClusteredDistribution])
+      if (clustered > 1) coPartitioned(op, required) else PlanDeparture.None
     }
-    if (clustered > 1) coPartitioned(op, required) else PlanDeparture.None
   }
 
   /**

@@ -9,12 +9,12 @@ import planguard.schema.SchemaDiff
 
 /**
  * NAMING on a write (PersistedColumns): the stored names the user did not write.
- *  - `generated`: a name Spark (or `naming=spec`) made from the column's expression. Seed 002:
+ *  - `generated`: a name Spark (or `naming=spec`) made from the column's expression:
  *    such names differ between engines and versions, so the stored schema would too.
- *  - `qualified`: such a name carrying the relation qualifier of a column it was computed from.
- *    Seed 004: a stored name must not carry a relation (`customer.id` read back as table
+ *  - `qualified`: such a name carrying the relation qualifier of a column it was computed from:
+ *    a stored name must not carry a relation (`customer.id` read back as table
  *    `customer_blocked` is `customer_blocked.customer.id`). A name the user wrote
- *    (`AS \`customer.id\``) is the seed's own way to store one, and is not flagged.
+ *    (`AS \`customer.id\``) is the way to store one, and is not flagged.
  * A column is reported in one of the two only.
  */
 final case class NamingCheck(generated: SchemaDiff, qualified: SchemaDiff)

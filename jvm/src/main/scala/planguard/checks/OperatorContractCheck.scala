@@ -21,20 +21,18 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
 import planguard.shims.SingleJoin
 
 /**
- * OPERATOR_CONTRACT (seed 001 §5): each physical operator's output is the one its kind promises.
+ * OPERATOR_CONTRACT: each physical operator's output is the one its kind promises.
  * Parents bind to an operator by its declared output, so an operator that declares another one
  * makes them read the wrong columns, or skip null checks on columns that hold nulls.
  *
- *  - Filter, Limit, Sort, Sample, exchanges and shuffle reads keep their child's schema (§5.2,
- *    §5.6, §5.7);
- *  - Project and TakeOrderedAndProject output their expressions' attributes (§5.3), and a top-K
- *    orders by a non-empty sort order (§5.8);
+ *  - Filter, Limit, Sort, Sample, exchanges and shuffle reads keep their child's schema;
+ *  - Project and TakeOrderedAndProject output their expressions' attributes, and a top-K
+ *    orders by a non-empty sort order;
  *  - a join outputs left then right per join type: semi and anti joins the left side only, an
- *    existence join the left side and its flag, an outer join's null-supplying side nullable
- *    (§5.4);
+ *    existence join the left side and its flag, an outer join's null-supplying side nullable;
  *  - an aggregate outputs its result expressions, computed from grouping keys and aggregate
- *    results only (§5.5);
- *  - a write ends with an empty result (§5.10).
+ *    results only;
+ *  - a write ends with an empty result.
  *
  * Schemas compare as everywhere in planguard (LogicalTypes): nullability may tighten, except on an
  * outer join's null-supplying side. The deepest broken operator is reported.

@@ -30,27 +30,35 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  */
 object OptimizerSchemaCheck {
 
-  /** The difference between the analyzed and the optimized schema; empty when the contract holds. */
-  def apply(analyzed: LogicalPlan, optimized: LogicalPlan, types: LogicalTypes): SchemaDiff =
-    apply(analyzed, analyzed, optimized, types)
+  /**
+   * The difference between the analyzed and the optimized schema, given the outputs of their
+   * results (ResultPlans.logical), each read once by the caller; empty when the contract holds.
+   */
+  def apply(analyzed: LogicalPlan, analyzedOutput: Seq[Attribute],
+      optimizedOutput: Seq[Attribute], types: LogicalTypes): SchemaDiff =
+    compare(analyzed, analyzedOutput, optimizedOutput, types)
 
   /**
    * The same contract from an earlier optimized plan: adaptive re-optimization must keep the
    * schema the optimizer produced, and a break the optimizer made is reported once, there.
    */
   def apply(analyzed: LogicalPlan, before: LogicalPlan, after: LogicalPlan,
+      types: LogicalTypes): SchemaDiff =
+    compare(analyzed, ResultPlans.logical(before).output, ResultPlans.logical(after).output, types)
+
+  private def compare(analyzed: LogicalPlan, from: Seq[Attribute], to: Seq[Attribute],
       types: LogicalTypes): SchemaDiff = {
-    val (from, to) = (ResultPlans.logical(before), ResultPlans.logical(after))
     // The usual case, cheaply: the same fields in the same order, none loosened.
-    if (types.conforms(from.output, to.output)) return SchemaDiff.Holds
+    if (types.conforms(from, to)) return SchemaDiff.Holds
     val described = tableMetadataColumns(analyzed)
-    val (expected, actual) = (schema(from.output, described), schema(to.output, described))
+    val (expected, actual) = (schema(from, described), schema(to, described))
     val why = ResultPlans.orderRule(analyzed)
     val compared =
       if (ResultPlans.isProjected(analyzed)) {
         SchemaDiff.exact(nullable(expected), nullable(actual), why, types)
       } else SchemaDiff.asMultiset(nullable(expected), nullable(actual), why, types)
-    compared.copy(expected = from.schema, actual = to.schema)
+    compared.copy(expected = DataTypeUtils.fromAttributes(from),
+      actual = DataTypeUtils.fromAttributes(to))
   }
 
   /** The metadata columns that the analyzed plan reads from v2 tables. */

@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
- * PHYSICAL_SCHEMA (seed 004 §3.8): preparing a physical plan (EnsureRequirements, columnar
+ * PHYSICAL_SCHEMA: preparing a physical plan (EnsureRequirements, columnar
  * transitions, ...) and adaptive re-planning keep the planned schema — exactly when the query is
  * projected, as a multiset otherwise; nullability may tighten, and loosen back to the analyzed
  * plan's, never further (adaptive execution puts an empty relation with the analyzed nullability

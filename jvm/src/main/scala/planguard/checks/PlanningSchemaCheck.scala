@@ -1,22 +1,31 @@
 package planguard.checks
 
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.SparkPlan
 
 import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
- * PLANNING_SCHEMA (seed 004 §3.5): the physical plan's output schema is the optimized plan's with
+ * PLANNING_SCHEMA: the physical plan's output schema is the optimized plan's with
  * qualifiers stripped — names, order, types; nullability may tighten, never loosen.
  */
 object PlanningSchemaCheck {
-  def apply(optimized: LogicalPlan, planned: SparkPlan, types: LogicalTypes): SchemaDiff = {
-    val logical = ResultPlans.logical(optimized)
+
+  /**
+   * @param optimizedOutput the output of the optimized plan's result (ResultPlans.logical), read
+   *                        once by the caller
+   */
+  def apply(optimized: LogicalPlan, optimizedOutput: Seq[Attribute], planned: SparkPlan,
+      types: LogicalTypes): SchemaDiff =
     ResultPlans.physical(planned, optimized) match {
-      case Some(physical) if !types.conforms(logical.output, physical.output) =>
-        SchemaDiff.exact(logical.schema, physical.schema,
+      case Some(physical) =>
+        val output = physical.output
+        if (types.conforms(optimizedOutput, output)) SchemaDiff.Holds
+        else SchemaDiff.exact(DataTypeUtils.fromAttributes(optimizedOutput),
+          DataTypeUtils.fromAttributes(output),
           "planning keeps the optimized schema, qualifiers stripped", types)
-      case _ => SchemaDiff.Holds
+      case None => SchemaDiff.Holds
     }
-  }
 }

@@ -36,7 +36,7 @@ object ResultPlans {
   }
 
   /**
-   * Projected plans keep their exact order (seed 004 §3.7, §3.8). Aliases and views only rename
+   * Projected plans keep their exact order (docs/invariants.md). Aliases and views only rename
    * the relation; the projection under them fixes the order.
    */
   def isProjected(analyzed: LogicalPlan): Boolean = projection(logical(analyzed))

@@ -2,13 +2,14 @@ package planguard.checks
 
 import java.util.Locale
 
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan}
 import org.apache.spark.sql.types.StructType
 
 import planguard.schema.SchemaDiff
 
 /**
- * UNIQUE_FIELD (seed 004, added invariant): in the result of a query, no two different columns
+ * UNIQUE_FIELD: in the result of a query, no two different columns
  * (attributes) share (relation, name). The same column twice (`SELECT a, a`) is legal.
  *
  * Only the result: inside a plan, Spark enforces the invariant itself wherever a name is used.
@@ -21,19 +22,24 @@ import planguard.schema.SchemaDiff
  */
 object UniqueFieldCheck {
 
-  /** The clashes in the result of the query whose analyzed plan this is; empty when none. */
-  def apply(analyzed: LogicalPlan, caseSensitive: Boolean): SchemaDiff = analyzed match {
+  /**
+   * The clashes in the result of the query whose analyzed plan this is, given its `output` (read
+   * once by the caller); empty when none.
+   */
+  def apply(analyzed: LogicalPlan, result: Seq[Attribute], caseSensitive: Boolean)
+      : SchemaDiff = analyzed match {
     case _: Command => SchemaDiff.Holds
     case query =>
-      // Indexed: read by position below.
-      val output = query.output.toIndexedSeq
       // Names compare as Spark's resolver compares them: case-insensitively unless
       // spark.sql.caseSensitive is set.
       def fold(name: String) = if (caseSensitive) name else name.toLowerCase(Locale.ROOT)
-      def key(i: Int) = (output(i).qualifier.map(fold), fold(output(i).name))
       // Nearly every result names each column once: relations are compared, and clashes
       // grouped, only when a name repeats.
-      val namesRepeat = output.map(a => fold(a.name)).distinct.size < output.size
+      val names = new java.util.HashSet[String]
+      val namesRepeat = !result.forall(a => names.add(fold(a.name)))
+      // Indexed: read by position below.
+      val output = if (namesRepeat) result.toIndexedSeq else IndexedSeq.empty
+      def key(i: Int) = (output(i).qualifier.map(fold), fold(output(i).name))
       val clashes = if (!namesRepeat) Nil else output.indices.groupBy(key).values
         .filter(positions => positions.map(output(_).exprId).distinct.size > 1)
         .map(_.sorted).toSeq.sortBy(_.head)

@@ -10,15 +10,12 @@ import planguard.Invariant
  * reads the mode once instead of once for each.
  */
 final class Levels private[conf] (conf: SQLConf) {
-  private var mode: Level = _
+  private lazy val mode: Level = PlanGuardConf.mode(conf)
 
-  /** Its own `check.<ID>` key if set, else the mode, but no stricter than `mildest`. */
-  def apply(invariant: Invariant, mildest: Level): Level =
-    PlanGuardConf.checkKey(invariant).readSet(conf).getOrElse {
-      if (mode == null) mode = PlanGuardConf.mode(conf)
-      mode.min(mildest)
-    }
+  /** Its own `check.<ID>` key if set, else the mode, but no stricter than `ceiling`. */
+  def apply(invariant: Invariant, ceiling: Level): Level =
+    PlanGuardConf.checkKey(invariant).readSet(conf).getOrElse(mode.min(ceiling))
 
-  /** As above, no stricter than the invariant's default level. */
-  def apply(invariant: Invariant): Level = apply(invariant, invariant.defaultLevel)
+  /** As above, no stricter than the invariant's mode ceiling. */
+  def apply(invariant: Invariant): Level = apply(invariant, invariant.modeCeiling)
 }

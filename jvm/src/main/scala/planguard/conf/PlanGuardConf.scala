@@ -59,21 +59,10 @@ object PlanGuardConf {
   /** The kill switch: false makes every planguard rule a no-op. */
   def enabled(conf: SQLConf): Boolean = Enabled.read(conf)
 
-  /**
-   * The level of one invariant: its own `check.<ID>` key if set, else `mode`, but no stricter than
-   * the invariant's default level.
-   */
-  def level(conf: SQLConf, invariant: Invariant): Level =
-    level(conf, invariant, invariant.defaultLevel)
-
-  /** As above, for a case of an invariant graver than its default level allows (NAMING's). */
-  def level(conf: SQLConf, invariant: Invariant, mildest: Level): Level =
-    levels(conf)(invariant, mildest)
-
-  /** Levels for a rule that reads several: the mode is read once. */
+  /** The invariants' levels, as a rule reads them: the mode is read once. */
   def levels(conf: SQLConf): Levels = new Levels(conf)
 
-  /** True when auto-generated column names follow seed 002 (`naming=spec`). */
+  /** True when auto-generated column names follow docs/naming.md (`naming=spec`). */
   def specNaming(conf: SQLConf): Boolean = Naming.read(conf)
 
   /** True when BATCH_SCHEMA also checks every stage's output and every columnar batch. */

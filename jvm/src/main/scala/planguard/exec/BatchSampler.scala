@@ -19,14 +19,17 @@ import planguard.schema.SchemaDiff
  *
  * @param output the producing operator's declared output
  * @param producer the class of the operator that produced the rows or batches, for the report
- * @param promised the positions of the columns that must hold no null: those the operator
- *                 producing a query's result declares NOT NULL
+ * @param result whether the rows are a query's result, whose columns the producing operator
+ *               declares NOT NULL must hold no null
  */
 final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: Boolean,
-    every: Int, promised: Seq[Int]) {
+    every: Int, result: Boolean) {
 
-  // Built where the check runs, not while the query is planned.
+  // Both built where the check runs, not while the query is planned.
   @transient private lazy val schema: StructType = DataTypeUtils.fromAttributes(output)
+  /** The positions of the columns that must hold no null. */
+  @transient private lazy val promised: Seq[Int] =
+    if (result) schema.fields.indices.filterNot(schema(_).nullable) else Nil
 
   def rows(rows: Iterator[InternalRow]): Iterator[InternalRow] =
     sampled(rows)(r => BatchSchemaCheck.row(schema, r, promised))

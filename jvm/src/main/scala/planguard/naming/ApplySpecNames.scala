@@ -17,7 +17,8 @@ import planguard.shims.ExtensionPoints
 
 /**
  * `spark.planguard.naming=spec`: gives the columns Spark named after their expressions, and only
- * those (GeneratedNames), seed 002's names (SpecName). A name already taken in the node's output
+ * those (GeneratedNames), the names of naming=spec (SpecName, docs/naming.md). A name already
+ * taken in the node's output
  * gets the first free suffix `_2`, `_3`, ..., left to right, so that no two columns a node makes
  * share a name; user-written and inherited names keep theirs. Every exprId and every node stays;
  * references to a renamed column are renamed with it.
@@ -56,7 +57,7 @@ final case class ApplySpecNames(session: SparkSession) extends Rule[LogicalPlan]
     }
   }
 
-  /** The seed 002 name of each generated column the node makes, unique in its output. */
+  /** The naming=spec name of each generated column the node makes, unique in its output. */
   private def specNames(node: LogicalPlan): Seq[(Alias, String)] = {
     val output = node.output.map(_.exprId).toSet
     val generated = node.expressions.collect {

@@ -10,7 +10,8 @@ import org.apache.spark.sql.types.NumericType
 import planguard.shims.BetweenExpression
 
 /**
- * Seed 002's name for an expression: Spark's own pretty form (`toPrettySQL`, which already
+ * The naming=spec name of an expression (docs/naming.md): Spark's own pretty form
+ * (`toPrettySQL`, which already
  * parenthesises operators with spaces, separates arguments with `, ` and unquotes string
  * literals), with what it lacks put in first:
  *  - every column qualified with its relation (the last part of its qualifier), when it has one;

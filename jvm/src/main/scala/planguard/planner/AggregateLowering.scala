@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.plans.logical.Aggregate
 import org.apache.spark.sql.execution.SparkPlan
 
 /**
- * An aggregation as seed 001 §2 lowers it: partial aggregate, exchange on the grouping keys, final
+ * An aggregation lowered in two phases: partial aggregate, exchange on the grouping keys, final
  * aggregate (one partition for a global aggregate; with a distinct aggregate, the phases Spark
  * plans, an exchange under each that needs one). Spark's Aggregation strategy (AggUtils) chooses
  * the operators (hash, object-hash or sort aggregate), as without planguard.

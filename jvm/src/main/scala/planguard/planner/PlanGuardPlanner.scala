@@ -9,9 +9,9 @@ import planguard.conf.PlanGuardConf
 
 /**
  * planguard's planner (spark.planguard.planner.enabled): plans aggregations and equi-joins with
- * their exchanges, so that the physical plan out of planning is complete (seed 001 §2, §6: the
- * planner emits the exchanges distribution needs) and EnsureRequirements has none to add. Every
- * other node, streaming plans, and every node while the conf is off, are left to Spark's
+ * their exchanges, so that the physical plan out of planning is complete: it emits the exchanges
+ * distribution needs, and EnsureRequirements has none to add. Every other node, streaming plans,
+ * and every node while the conf is off, are left to Spark's
  * strategies (Nil), which plan as without planguard. See docs/planner.md.
  */
 final case class PlanGuardPlanner(session: SparkSession) extends SparkStrategy {

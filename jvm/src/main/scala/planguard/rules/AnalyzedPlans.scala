@@ -2,6 +2,7 @@ package planguard.rules
 
 import java.lang.ref.WeakReference
 
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 /**
@@ -15,31 +16,17 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 private[planguard] object AnalyzedPlans {
   private val Remembered = 8
 
-  /** The last roots remembered on one thread: a ring, written at `next`. */
-  private final class Recent {
-    val roots = new Array[WeakReference[LogicalPlan]](Remembered)
-    var next = 0
-  }
+  /** The last roots normalised on each thread, the most recent first. */
+  private val recent = ThreadLocal.withInitial[List[WeakReference[LogicalPlan]]](() => Nil)
 
-  private val recent = ThreadLocal.withInitial[Recent](() => new Recent)
+  def remember(analyzed: LogicalPlan): Unit =
+    recent.set((new WeakReference(analyzed) :: recent.get).take(Remembered))
 
-  def remember(analyzed: LogicalPlan): Unit = {
-    val r = recent.get
-    r.roots(r.next) = new WeakReference(analyzed)
-    r.next = (r.next + 1) % Remembered
-  }
-
-  /** The most recent root with the same output attributes as `optimizedRoot`. */
-  def of(optimizedRoot: LogicalPlan): Option[LogicalPlan] = {
-    val r = recent.get
-    val output = optimizedRoot.output
-    var back = 1
-    while (back <= Remembered) {
-      val ref = r.roots((r.next - back + Remembered) % Remembered)
-      val root = if (ref == null) null else ref.get
-      if (root != null && PlannedQuery.sameOutput(root.output, output)) return Some(root)
-      back += 1
-    }
-    None
-  }
+  /**
+   * The most recent root with the same output attributes as an optimized root's `output`, with
+   * its own output (read once: each check of the query reads it).
+   */
+  def of(output: Seq[Attribute]): Option[(LogicalPlan, Seq[Attribute])] =
+    recent.get.iterator.flatMap(ref => Option(ref.get)).map(root => (root, root.output))
+      .find { case (_, rootOutput) => PlannedQuery.sameOutput(rootOutput, output) }
 }

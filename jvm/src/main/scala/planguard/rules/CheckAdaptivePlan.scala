@@ -6,7 +6,8 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.QueryStageExec
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution, PhysicalSchemaCheck}
+import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution}
+import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck}
 import planguard.conf.PlanGuardConf
 import planguard.schema.LogicalTypes
 
@@ -24,7 +25,8 @@ import planguard.schema.LogicalTypes
  * runs, and not here as well, except in a statement that is planned and never run (`planguard
  * check`), whose initial plan is all there is.
  */
-final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan] {
+final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan]
+  with CheckOnly {
 
   override def apply(plan: SparkPlan): SparkPlan = {
     Guarded(session, ruleName) {
@@ -34,7 +36,7 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
         val reoptimized = PlannedQuery.rootLink(plan)
           .filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
         reoptimized.foreach { logical =>
-          Violations.checkWith(levels, session, Invariant.OptimizerSchema,
+          Violations.report(levels, session, Invariant.OptimizerSchema,
             Phase.AdaptiveReoptimization, logical)(
             OptimizerSchemaCheck(PlannedQuery.analyzed(qe), qe.optimizedPlan, logical, types)) { _ =>
             OptimizerReplay.firstBreakingOf(
@@ -44,13 +46,13 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
             }
           }
         }
-        Violations.checkWith(levels, session, Invariant.PhysicalSchema,
+        Violations.report(levels, session, Invariant.PhysicalSchema,
           Phase.AdaptiveReoptimization, plan)(
           PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
           PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
             types))
       }
-      if (Violations.plannedOnly || plan.exists(_.isInstanceOf[QueryStageExec])) {
+      if (Violations.recordingOnly || plan.exists(_.isInstanceOf[QueryStageExec])) {
         CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels)
       }
     }

@@ -25,10 +25,13 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
       .filter { case (query, _) => query.getTagValue(CheckAnalyzedPlan.Passed).isEmpty }
       .foreach { case (query, names) =>
         val found = NamingCheck(plan, query, names)
-        // A stored relation qualifier breaks seed 004 outright: it fails at the mode, not at warn.
-        Violations.check(session, Invariant.Naming, Phase.Analysis, plan, Some(Level.Fail))(
-          found.qualified)()
-        Violations.check(session, Invariant.Naming, Phase.Analysis, plan)(found.generated)()
+        val levels = PlanGuardConf.levels(conf)
+        // A stored relation qualifier is never what a user meant: it fails at the mode, not at
+        // warn.
+        Violations.report(levels, session, Invariant.Naming, Phase.Analysis, plan,
+          ceiling = Some(Level.Fail))(found.qualified)(_ => None)
+        Violations.report(levels, session, Invariant.Naming, Phase.Analysis, plan)(
+          found.generated)(_ => None)
         // A write that runs another write of the same query (CTAS and saveAsTable write it
         // through an insert of their own) is checked once; a write that failed, every time.
         query.setTagValue(CheckAnalyzedPlan.Passed, ())

@@ -4,8 +4,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.SparkPlan
 
 import planguard.{Departure, Invariant, Violations}
-import planguard.checks.{DeepestDeparture, DistributionCheck, OperatorContractCheck,
-  PreparationReplay}
+import planguard.attribution.PreparationReplay
+import planguard.checks.{DeepestDeparture, DistributionCheck, OperatorContractCheck}
 import planguard.conf.{Level, Levels}
 
 /**
@@ -19,29 +19,18 @@ object CheckPlanContracts {
   private final case class Contract(invariant: Invariant, ofOperator: SparkPlan => Departure,
       ofPlan: SparkPlan => Departure)
 
-  private val contracts = Array(
+  private val contracts = Seq(
     Contract(Invariant.Distribution, DistributionCheck.requirements, DistributionCheck(_)),
     Contract(Invariant.OperatorContract, OperatorContractCheck.contract, OperatorContractCheck(_)))
 
   def apply(session: SparkSession, plan: SparkPlan, phase: String, levels: Levels): Unit = {
-    // Every plan Spark prepares comes here: plain arrays and loops (see DeepestDeparture).
-    val at = new Array[Level](contracts.length)
-    val checked = new Array[SparkPlan => Departure](contracts.length)
-    var i = 0
-    while (i < contracts.length) {
-      at(i) = levels(contracts(i).invariant)
-      if (at(i) != Level.Off) checked(i) = contracts(i).ofOperator
-      i += 1
-    }
-    val found = DeepestDeparture.each(plan, checked)
-    i = 0
-    while (i < contracts.length) {
-      val contract = contracts(i)
-      if (found(i) != null) {
-        Violations.checkAt(at(i), session, contract.invariant, phase, plan)(found(i))(_ =>
-          culprit(session, plan)(!contract.ofPlan(_).isEmpty))
+    val checked = contracts.filter(c => levels(c.invariant) != Level.Off)
+    if (checked.nonEmpty) {
+      DeepestDeparture.each(plan, checked.map(_.ofOperator)).zip(checked).foreach {
+        case (found, contract) =>
+          Violations.report(levels, session, contract.invariant, phase, plan)(found)(_ =>
+            culprit(session, plan)(!contract.ofPlan(_).isEmpty))
       }
-      i += 1
     }
   }
 

@@ -6,8 +6,10 @@ import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
 import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.checks.{OptimizerReplay, OptimizerSchemaCheck, PhysicalAttribution,
-  PhysicalSchemaCheck, PlanningSchemaCheck, StrategyAttribution, UniqueFieldCheck}
+import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution,
+  StrategyAttribution}
+import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck, PlanningSchemaCheck,
+  UniqueFieldCheck}
 import planguard.conf.PlanGuardConf
 import planguard.schema.LogicalTypes
 
@@ -30,25 +32,28 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
       val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
       PlannedQuery.of(plan, owner, session).filter(_.unchecked).foreach { query =>
-        Violations.checkWith(levels, session, Invariant.UniqueField, Phase.Analysis,
+        Violations.report(levels, session, Invariant.UniqueField, Phase.Analysis,
           query.analyzed)(
-          UniqueFieldCheck(query.analyzed, session.sessionState.conf.caseSensitiveAnalysis))(
+          UniqueFieldCheck(query.analyzed, query.analyzedOutput,
+            session.sessionState.conf.caseSensitiveAnalysis))(
           _ => None)
-        Violations.checkWith(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
+        Violations.report(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
           query.optimized)(
-          OptimizerSchemaCheck(query.analyzed, query.optimized, types)) { _ =>
+          OptimizerSchemaCheck(query.analyzed, query.analyzedOutput, query.optimizedOutput,
+            types)) { _ =>
           OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
-            query.analyzed.clone())(!OptimizerSchemaCheck(query.analyzed, _, types).isEmpty)
+            query.analyzed.clone())(
+            !OptimizerSchemaCheck(query.analyzed, query.analyzed, _, types).isEmpty)
         }
         val planned = query.planned.getOrElse(plan)
-        Violations.checkWith(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
+        Violations.report(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
           planned)(
-          PlanningSchemaCheck(query.optimized, planned, types))(_ =>
+          PlanningSchemaCheck(query.optimized, query.optimizedOutput, planned, types))(_ =>
           StrategyAttribution.strategyOf(session, planned))
         query.markChecked()
       }
       PlannedQuery.whole(plan, owner).foreach { qe =>
-        Violations.checkWith(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
+        Violations.report(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
           PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
           PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
             types))
@@ -72,6 +77,6 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
  * planguard's columnar rule: checks only, after the columnar transitions, where every other
  * extension's columnar rules have run too.
  */
-final class PlanGuardColumnarRule(session: SparkSession) extends ColumnarRule {
+final class PlanGuardColumnarRule(session: SparkSession) extends ColumnarRule with CheckOnly {
   override val postColumnarTransitions: Rule[SparkPlan] = CheckPreparedPlan(session)
 }

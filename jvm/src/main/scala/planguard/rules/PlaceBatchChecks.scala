@@ -32,13 +32,11 @@ object PlaceBatchChecks {
   private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean): SparkPlan = {
     val every = PlanGuardConf.batchSchemaEvery(conf)
     def checked(p: SparkPlan) =
-      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, Nil))
+      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, result = false))
     def result(p: SparkPlan): SparkPlan = {
-      // Read once, indexed: a plan's output is computed anew on every call, often as a List.
-      val output = p.output.toIndexedSeq
+      val output = p.output
       if (output.isEmpty) p
-      else CheckBatchSchemaExec(p, BatchSampler(output, p.getClass, fail, every,
-        output.indices.filterNot(output(_).nullable)))
+      else CheckBatchSchemaExec(p, BatchSampler(output, p.getClass, fail, every, result = true))
     }
     val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
       case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>

@@ -10,14 +10,19 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.execution.command.ExplainCommand
 import org.apache.spark.sql.execution.exchange.Exchange
 
+import planguard.checks.ResultPlans
+
 /**
- * The plans of a query whose physical plan is being prepared.
+ * The plans of a query whose physical plan is being prepared, with the outputs of their results
+ * (ResultPlans.logical) read once: Spark derives a projection's or a union's output anew on every
+ * call, and each of the query's checks reads them.
  *
  * @param planned the physical plan as planned, before preparation, where Spark keeps it
  * @param plannedRoot the optimized root that physical planning started from
  */
 final case class PlannedQuery(analyzed: LogicalPlan, optimized: LogicalPlan,
-    planned: Option[SparkPlan], plannedRoot: LogicalPlan) {
+    planned: Option[SparkPlan], plannedRoot: LogicalPlan, analyzedOutput: Seq[Attribute],
+    optimizedOutput: Seq[Attribute]) {
 
   /** True until the query's checks have run to the end: each query is checked once. */
   def unchecked: Boolean = plannedRoot.getTagValue(PlannedQuery.Checked).isEmpty
@@ -47,11 +52,17 @@ object PlannedQuery {
       owner match {
         case Some(qe) =>
           if (qe.sparkPlan.logicalLink.exists(_ eq plannedRoot)) {
-            Some(PlannedQuery(analyzed(qe), qe.optimizedPlan, Some(qe.sparkPlan), plannedRoot))
+            val (a, o) = (analyzed(qe), qe.optimizedPlan)
+            Some(PlannedQuery(a, o, Some(qe.sparkPlan), plannedRoot,
+              resultOutput(a, a.output), resultOutput(o, o.output)))
           } else None
         case None if executionId(session).isEmpty =>
           // explain, cache and df.rdd prepare plans outside any SQL execution.
-          AnalyzedPlans.of(plannedRoot).map(PlannedQuery(_, plannedRoot, None, plannedRoot))
+          val output = plannedRoot.output
+          AnalyzedPlans.of(output).map { case (a, analyzedOutput) =>
+            PlannedQuery(a, plannedRoot, None, plannedRoot, resultOutput(a, analyzedOutput),
+              resultOutput(plannedRoot, output))
+          }
         case None => None
       }
     }
@@ -96,6 +107,13 @@ object PlannedQuery {
         rootLink(child)
       case _ => None
     }
+  }
+
+  /** The output of `plan`'s result (ResultPlans.logical): `output`, when that is `plan` itself. */
+  private def resultOutput(plan: LogicalPlan, output: => Seq[Attribute])
+      : Seq[Attribute] = {
+    val result = ResultPlans.logical(plan)
+    if (result eq plan) output else result.output
   }
 
   /** True for a plan prepared by an EXPLAIN statement, which shows it and never runs it. */

@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.joins.HashedRelationBroadcastMode
 import planguard.shims.KeyGrouped
 
 /**
- * How rows are spread at a stage boundary, in seed 001's terms (§3.2 `PartitioningSpec`):
+ * How rows are spread at a stage boundary, in the terms of docs/stages.md:
  * `HashKeys{keys, partitions}`, `Single`, `RoundRobin`, `Range{ordering, partitions}`,
  * `Broadcast`, and Spark's others (`KeyGrouped`, `Unknown`, `Collected` for a subquery's result
  * on the driver, `Collection` for an operator partitioned several ways at once, a join's).

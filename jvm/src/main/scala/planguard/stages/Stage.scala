@@ -5,8 +5,8 @@ import org.apache.spark.sql.types.StructType
 
 /**
  * One stage of a query: the operators that run in one set of tasks, between the exchanges that
- * feed it (shuffle reads, broadcasts, subquery results) and the exchange it writes to (seed 001
- * §3.1: a shuffle read cuts the plan).
+ * feed it (shuffle reads, broadcasts, subquery results) and the exchange it writes to: a shuffle
+ * read cuts the plan.
  *
  * @param kind `shuffle map` (writes a shuffle), `broadcast` (is collected and broadcast),
  *             `subquery` (is collected for another stage's expression) or `result`

@@ -18,7 +18,7 @@ import planguard.shims.{DynamicPruning, ResultStage}
 
 /**
  * Cuts a prepared physical plan into its stages, without executing anything: at every shuffle
- * exchange (seed 001 §3.1: upstream of a shuffle read runs in another stage), every broadcast
+ * exchange (upstream of a shuffle read runs in another stage), every broadcast
  * exchange, and every subquery (scalar subqueries and dynamic pruning are planned, run and
  * collected on their own before the stage that uses their value). A reused exchange or subquery
  * is read from the stage that produces it once.

@@ -39,7 +39,7 @@ object StatementCheck {
       val inapplicable = notApplicable(invariant, statement)
       // The gravest level any case of the invariant runs at (NAMING's qualifier case: the mode).
       val level = if (PlanGuardConf.enabled(conf)) {
-        PlanGuardConf.level(conf, invariant, Level.Fail)
+        PlanGuardConf.levels(conf)(invariant, Level.Fail)
       } else Level.Off
       if (inapplicable.nonEmpty) InvariantVerdict(invariant.id, "not applicable", inapplicable, Nil)
       else if (level == Level.Off) InvariantVerdict(invariant.id, "off", "switched off", Nil)

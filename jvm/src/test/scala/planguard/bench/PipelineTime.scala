@@ -1,5 +1,7 @@
 package planguard.bench
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, lit, sum}
 
@@ -22,30 +24,38 @@ object PipelineTime {
   }
 
   /**
-   * Builds one pipeline of `shape` and `size` in `session`, then plans it to its executed plan:
-   * (mean nanoseconds to build it through the DataFrame API, mean nanoseconds to plan it). Each
-   * is repeated until `MinNanos` have passed (at least once): a single planning of a few
-   * milliseconds varies by more than the difference measured.
+   * Builds one pipeline of `shape` and `size` in each session, then plans it to its executed
+   * plan, the sessions taking turns one build and one planning at a time, starting at `first`,
+   * until each has spent `MinNanos` on each: (mean nanoseconds to build it through the DataFrame
+   * API, per session; then mean nanoseconds to plan it, per session). Taking turns at every
+   * repetition pairs the arms within milliseconds: a single planning of a few milliseconds varies
+   * by more than the difference measured, and the machine drifts between longer runs.
    */
-  def time(session: SparkSession, shape: String, size: Int): Array[Long] = {
-    var df: DataFrame = null
-    val built = mean { df = build(session, shape, size) }
-    // Planned afresh each time, from the analyzed plan: what df.queryExecution.executedPlan does.
-    val analyzed = df.queryExecution.analyzed
-    Array(built, mean(session.sessionState.executePlan(analyzed).executedPlan))
+  def interleaved(arms: java.util.List[SparkSession], shape: String, size: Int,
+      first: Int): Array[Long] = {
+    val sessions = arms.asScala.toIndexedSeq
+    val n = sessions.length
+    val order = (0 until n).map(i => (first + i) % n)
+    val (built, planned, runs) = (new Array[Long](n), new Array[Long](n), new Array[Long](n))
+    def timed(step: => Unit): Long = {
+      val start = System.nanoTime()
+      step
+      System.nanoTime() - start
+    }
+    while (runs(0) == 0 || built.min < MinNanos || planned.min < MinNanos) {
+      for (k <- order) {
+        var df: DataFrame = null
+        built(k) += timed { df = build(sessions(k), shape, size) }
+        // Planned afresh, from the analyzed plan: what df.queryExecution.executedPlan does.
+        val analyzed = df.queryExecution.analyzed
+        planned(k) += timed(sessions(k).sessionState.executePlan(analyzed).executedPlan)
+        runs(k) += 1
+      }
+    }
+    (0 until n).map(k => built(k) / runs(k)).toArray ++ (0 until n).map(k => planned(k) / runs(k))
   }
 
   private val MinNanos = 100L * 1000 * 1000
-
-  private def mean(step: => Unit): Long = {
-    val start = System.nanoTime()
-    var runs = 0
-    while (runs == 0 || System.nanoTime() - start < MinNanos) {
-      step
-      runs += 1
-    }
-    (System.nanoTime() - start) / runs
-  }
 
   def build(spark: SparkSession, shape: String, size: Int): DataFrame = shape match {
     // A fact joined to `size` dimensions on a shared key, USING: a star schema built join by join.

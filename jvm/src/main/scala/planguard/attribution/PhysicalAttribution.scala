@@ -1,9 +1,10 @@
-package planguard.checks
+package planguard.attribution
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 
+import planguard.checks.PhysicalSchemaCheck
 import planguard.schema.LogicalTypes
 
 /**

@@ -1,4 +1,4 @@
-package planguard.checks
+package planguard.attribution
 
 import scala.util.control.NonFatal
 
@@ -6,8 +6,6 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ApplyColumnarRulesAndInsertTransitions, SparkPlan}
 import org.apache.spark.sql.execution.planguard.PreparationRules
-
-import planguard.rules.{CheckAdaptivePlan, PlanGuardColumnarRule}
 
 /**
  * Names the physical rule that broke a contract by replaying preparation rule by rule on the
@@ -56,17 +54,21 @@ object PreparationReplay {
 
   /**
    * In the order Spark runs them: adaptive execution runs the query-stage rules where the
-   * non-adaptive path applies the columnar rules, before the transitions and codegen.
+   * non-adaptive path applies the columnar rules, before the transitions and codegen; without
+   * adaptive execution, they never run.
    */
   private def rules(session: SparkSession): Iterator[(Rule[SparkPlan], String)] = {
     val columnar =
-      session.sessionState.columnarRules.filterNot(_.isInstanceOf[PlanGuardColumnarRule])
+      session.sessionState.columnarRules.filterNot(_.isInstanceOf[CheckOnly])
     val adaptive = session.sessionState.adaptiveRulesHolder
+    val adaptiveRules =
+      if (!session.sessionState.conf.adaptiveExecutionEnabled) Nil
+      else adaptive.queryStagePrepRules.filterNot(_.isInstanceOf[CheckOnly])
+        .map(_ -> "adaptive query-stage preparation rule") ++
+        adaptive.queryStageOptimizerRules.map(_ -> "adaptive query-stage optimizer rule")
     PreparationRules.nonAdaptive(session).iterator.flatMap {
       case _: ApplyColumnarRulesAndInsertTransitions =>
-        adaptive.queryStagePrepRules.filterNot(_.isInstanceOf[CheckAdaptivePlan])
-          .map(_ -> "adaptive query-stage preparation rule") ++
-          adaptive.queryStageOptimizerRules.map(_ -> "adaptive query-stage optimizer rule") ++
+        adaptiveRules ++
           columnar.map(_.preColumnarTransitions -> "columnar rule, before transitions") ++
           Seq(ApplyColumnarRulesAndInsertTransitions(Nil, outputsColumnar = false) ->
             "preparation rule") ++

@@ -1,4 +1,4 @@
-package planguard.checks
+package planguard.attribution
 
 import scala.util.control.NonFatal
 

@@ -1,0 +1,22 @@
+"""The benchmark scripts run as docs/benchmarks.md runs them, on a small sample (their figures are
+taken on a quiet machine, not here): a script that no longer runs cannot give a figure."""
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_pipeline_overhead_runs_one_round_of_the_joins():
+    result = subprocess.run(
+        [sys.executable, "benchmarks/pipeline_overhead.py", "--rounds", "1",
+         "--warmup-seconds", "0", "--only", "joins"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("joins")]
+    assert [(r[1], r[2]) for r in rows] == [(n, f) for n in ("10", "20", "40")
+                                            for f in ("build", "plan")]
+    assert all(float(r[5]) > 0 for r in rows)  # a ratio per figure
+    assert "highest ratio: building" in result.stdout
