@@ -52,24 +52,31 @@ val sparkJavaModuleOptions = Seq(
 
 /**
  * Until the Python package bundles one jar per line, setup.py and tests/conftest.py read the
- * default line's jars at their former paths, target/planguard-<version>.jar and
- * target/planguard-tests.jar: the default line copies its jars there too.
+ * default line's jars at their former paths, target/planguard-<version>.jar,
+ * target/planguard-demo-<version>.jar and target/planguard-tests.jar: the default line copies
+ * its jars there too.
  */
 def formerPath(jar: File, base: File, name: String): File = {
   if (sparkLine.line == defaultLine) IO.copyFile(jar, base / "target" / name)
   jar
 }
 
+// What every project of the build shares: the chosen line's Scala, Java release and Spark.
+lazy val onTheLine = Seq(
+  version := "0.1.0",
+  organization := "io.github.planguard",
+  scalaVersion := sparkLine.scala,
+  javacOptions ++= Seq("--release", javaRelease),
+  scalacOptions ++= Seq("-release", javaRelease, "-deprecation", "-feature",
+    "-Xlint:-unused,_"),
+  libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkLine.spark % Provided)
+
 lazy val planguard = (project in file("."))
+  .aggregate(demo)
+  .settings(onTheLine)
   .settings(
     name := "planguard",
-    version := "0.1.0",
-    organization := "io.github.planguard",
-    scalaVersion := sparkLine.scala,
     target := baseDirectory.value / "target" / s"spark-${sparkLine.line}",
-    javacOptions ++= Seq("--release", javaRelease),
-    scalacOptions ++= Seq("-release", javaRelease, "-deprecation", "-feature",
-      "-Xlint:-unused,_"),
     Compile / scalaSource := baseDirectory.value / "jvm" / "src" / "main" / "scala",
     Compile / unmanagedSourceDirectories ++=
       sparkLine.shims.map(baseDirectory.value / "jvm" / "src" / "main" / _),
@@ -78,9 +85,7 @@ lazy val planguard = (project in file("."))
     Test / unmanagedSourceDirectories ++=
       sparkLine.shims.map(baseDirectory.value / "jvm" / "src" / "test" / _),
     Test / resourceDirectory := baseDirectory.value / "jvm" / "src" / "test" / "resources",
-    libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkLine.spark % Provided,
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test),
+    libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     // One jar per line; the Python build bundles the first, pytest loads the second.
     Compile / packageBin / artifactPath :=
       target.value / s"planguard-${sparkLine.suffix}-${version.value}.jar",
@@ -93,3 +98,15 @@ lazy val planguard = (project in file("."))
     Test / parallelExecution := false,
     Test / javaOptions ++= sparkJavaModuleOptions ++ Seq("-Xmx3g", "-Dspark.ui.enabled=false"),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"))
+
+// `planguard demo`'s deliberately broken optimizer rule, in a jar of its own that the wheel
+// bundles for the demo alone: planguard's jar holds no rule that breaks a plan.
+lazy val demo = (project in file("jvm/demo"))
+  .settings(onTheLine)
+  .settings(
+    name := "planguard-demo",
+    target := (ThisBuild / baseDirectory).value / "target" / s"spark-${sparkLine.line}" / "demo",
+    Compile / packageBin / artifactPath :=
+      target.value / s"planguard-demo-${sparkLine.suffix}-${version.value}.jar",
+    Compile / packageBin := formerPath((Compile / packageBin).value,
+      (ThisBuild / baseDirectory).value, s"planguard-demo-${version.value}.jar"))

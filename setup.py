@@ -14,20 +14,24 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 
 
 class BuildPyWithJar(build_py):
-    """Runs `dev/sbt package` and copies the jar to planguard/jars/ in the build tree."""
+    """Runs `dev/sbt package` and copies planguard's jar to planguard/jars/ in the build tree, and
+    the demo's jar (its deliberately broken rule, for `planguard demo` alone) to
+    planguard/jars/demo/."""
 
     def run(self):
         super().run()
         subprocess.check_call(["bash", os.path.join(ROOT, "dev", "sbt"), "package"], cwd=ROOT)
-        jars = [j for j in glob.glob(os.path.join(ROOT, "target", "planguard-*.jar"))
-                if not j.endswith("-tests.jar")]
-        if len(jars) != 1:
-            raise RuntimeError(f"expected one planguard jar in target/, found {jars}")
-        destination = os.path.join(self.build_lib, "planguard", "jars")
-        os.makedirs(destination, exist_ok=True)
-        for old in glob.glob(os.path.join(destination, "*.jar")):
-            os.remove(old)
-        shutil.copy2(jars[0], destination)
+        version = self.distribution.get_version()  # sbt names the jars with the same version
+        for jar, folder in ((f"planguard-{version}.jar", "jars"),
+                            (f"planguard-demo-{version}.jar", os.path.join("jars", "demo"))):
+            source = os.path.join(ROOT, "target", jar)
+            if not os.path.exists(source):
+                raise RuntimeError(f"`dev/sbt package` did not produce {source}")
+            destination = os.path.join(self.build_lib, "planguard", folder)
+            os.makedirs(destination, exist_ok=True)
+            for old in glob.glob(os.path.join(destination, "*.jar")):
+                os.remove(old)
+            shutil.copy2(source, destination)
 
 
 setup(cmdclass={"build_py": BuildPyWithJar})

@@ -13,7 +13,7 @@ outcome. Each run is its own process (its own JVM):
 - control (with --control): plain Spark again, which marks the examples whose outcome differs
   from run to run (random numbers, times, memory addresses): those are compared on nothing;
 - planguard: planguard in `fail` mode, `spark.planguard.internalErrors=fail`;
-- planner (with --planner): the same, with `spark.planguard.planner.enabled=true`.
+- planner (with --planner): the same, with planguard's planner listed (`configure(planner=True)`).
 
 An example passes when its output is the docstring's. Per run and example: the outcome (`ok`,
 `failure` with the output, or `exception` with the error's condition and first line) and the
@@ -255,7 +255,7 @@ def main(argv=None):
     parser.add_argument("--modules", default="*", help="globs of module names, comma-separated")
     parser.add_argument("--aqe", choices=["on", "off", "both"], default="both")
     parser.add_argument("--planner", action="store_true",
-                        help="also run planguard with spark.planguard.planner.enabled=true")
+                        help="also run planguard with its planner (configure(planner=True))")
     parser.add_argument("--control", action="store_true",
                         help="run the baseline twice; examples whose outcome differs are flaky")
     parser.add_argument("--out", type=pathlib.Path, default=CACHE / "runs")

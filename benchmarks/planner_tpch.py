@@ -63,7 +63,7 @@ def session(shuffle_partitions: int, driver_memory: str) -> SparkSession:
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.memory", driver_memory)
                .config("spark.sql.shuffle.partitions", str(shuffle_partitions)))
-    planguard.configure(builder, mode="fail")
+    planguard.configure(builder, mode="fail", planner=True)
     builder.config("spark.jars", builder._options["spark.jars"] + "," + str(TESTS_JAR))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -7,7 +7,7 @@ statement after statement, every result collected. Each run is its own process (
 
 - baseline: plain Spark, without planguard;
 - planguard: planguard in `fail` mode, `spark.planguard.internalErrors=fail`;
-- planner (with --planner): the same, with `spark.planguard.planner.enabled=true`;
+- planner (with --planner): the same, with planguard's planner listed (`configure(planner=True)`);
 
 each at adaptive execution on and/or off. Every statement's outcome, normalised rows (as a
 digest) and the violations planguard recorded on the JVM go to JSON lines; then each planguard
@@ -305,7 +305,7 @@ def build_session(kind: str, aqe: bool, warehouse: pathlib.Path):
     if kind != "baseline":
         import planguard
         planguard.configure(builder, mode="fail", internalErrors="fail",
-                            **{"planner.enabled": str(kind == "planner").lower()})
+                            planner=kind == "planner")
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("OFF")
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # each failed statement
@@ -721,7 +721,7 @@ def main(argv=None):
     parser.add_argument("--limit", type=int, help="at most this many statements")
     parser.add_argument("--aqe", choices=["on", "off", "both"], default="both")
     parser.add_argument("--planner", action="store_true",
-                        help="also run planguard with spark.planguard.planner.enabled=true")
+                        help="also run planguard with its planner (configure(planner=True))")
     parser.add_argument("--out", type=pathlib.Path, default=CACHE / "runs",
                         help="directory for the planguard runs' JSON lines and the summary")
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (one JVM each)")

@@ -99,6 +99,7 @@ def session(config: dict, warehouse: str) -> SparkSession:
     for switch in SWITCHES:
         builder.config(f"planguard.testing.{switch}", "false")
     spark = builder.getOrCreate()
+    planguard.install_error_conversion()  # installed by spark.sql.extensions, not configure()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

@@ -62,11 +62,13 @@ def spark():
     builder = base_builder().config("spark.sql.extensions", DELTA).config(
         "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
     builder = configure_spark_with_delta_pip(builder)
+    # The planner listed but off: the tests of the planner turn it on.
+    planner = {"planner": True, "planner.enabled": "false"}
     if ORDER == "last":
         builder.config("spark.sql.extensions", ",".join([DELTA] + BROKEN))
-        planguard.configure(builder)
+        planguard.configure(builder, **planner)
     else:
-        planguard.configure(builder)
+        planguard.configure(builder, **planner)
         builder.config("spark.sql.extensions",
                        builder._options["spark.sql.extensions"] + "," + ",".join(BROKEN))
     builder.config("spark.jars", builder._options["spark.jars"] + "," + str(TESTS_JAR))

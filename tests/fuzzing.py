@@ -89,7 +89,9 @@ def session(with_planguard: bool):
     builder = configure_spark_with_delta_pip(builder)
     if with_planguard:
         import planguard
-        planguard.configure(builder, mode="fail", internalErrors="fail")
+        # The planner listed but off: each run turns it on or off (Fuzzer.planner).
+        planguard.configure(builder, mode="fail", internalErrors="fail", planner=True,
+                            **{"planner.enabled": "false"})
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("OFF")
     return spark

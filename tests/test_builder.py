@@ -33,6 +33,41 @@ def test_configure_keeps_existing_extensions_and_jars_and_adds_once():
     assert options["spark.planguard.mode"] == "warn"
 
 
+def test_the_planner_is_listed_only_when_asked_for():
+    builder = planguard.configure(SparkSession.builder)
+    assert planguard.PLANNER_EXTENSION_CLASS not in builder._options["spark.sql.extensions"]
+    planguard.configure(builder, planner=True)
+    planguard.configure(builder, planner=True, **{"planner.enabled": False})
+    assert builder._options["spark.sql.extensions"] == \
+        "planguard.PlanGuardExtensions,planguard.planner.PlanGuardPlannerExtensions"
+    assert builder._options["spark.planguard.planner.enabled"] == "false"
+    with pytest.raises(ValueError, match="configure\\(builder, planner=True\\) installs it"):
+        planguard.configure(SparkSession.builder, **{"planner.enabled": True})
+
+
+def test_importing_planguard_changes_nothing_in_pyspark():
+    """The error conversion is installed by configure (or install_error_conversion), not by an
+    import: a process that imports planguard and never configures it keeps PySpark as it was."""
+    import subprocess
+    import sys
+
+    script = (
+        "from pyspark.errors.exceptions import captured\n"
+        "from pyspark.sql import SparkSession, DataFrame\n"
+        "before = (captured.convert_exception, SparkSession.Builder.getOrCreate,\n"
+        "          DataFrame.mapInArrow, SparkSession.createDataFrame)\n"
+        "import planguard, planguard.arrow, planguard.testing\n"
+        "after = (captured.convert_exception, SparkSession.Builder.getOrCreate,\n"
+        "         DataFrame.mapInArrow, SparkSession.createDataFrame)\n"
+        "assert before == after, 'import changed PySpark'\n"
+        "planguard.install_error_conversion()\n"
+        "planguard.install_error_conversion()\n"
+        "assert captured.convert_exception is not before[0]\n"
+        "assert captured.convert_exception._planguard\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
 def test_configure_sets_confs_with_or_without_prefix():
     builder = SparkSession.builder
     planguard.configure(builder, enabled=False, **{"check.OPTIMIZER_SCHEMA": "off",

@@ -54,6 +54,40 @@ def test_job_passes_without_the_broken_rule(tmp_path, extensions):
     assert "ROWS [(0, 0), (1, 2), (2, 4), (3, 6), (4, 8)]" in result.stdout
 
 
+def test_the_planner_plans_once_listed_and_only_then(tmp_path):
+    """spark-submit with the planner's extension listed (twice): one strategy, which plans the
+    aggregation's exchange; with the checks alone, Spark plans as it does without planguard."""
+    job = tmp_path / "job.py"
+    job.write_text(PLANNER_JOB)
+    spark_submit = pathlib.Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    counts = []
+    for extensions in ("planguard.PlanGuardExtensions",
+                       f"planguard.PlanGuardExtensions,{planguard.PLANNER_EXTENSION_CLASS},"
+                       f"{planguard.PLANNER_EXTENSION_CLASS}"):
+        result = subprocess.run(
+            [str(spark_submit), "--master", "local[2]", "--jars", planguard.jar_path(),
+             "--conf", f"spark.sql.extensions={extensions}",
+             "--conf", "spark.ui.enabled=false", str(job)],
+            capture_output=True, text=True, timeout=600,
+            env=dict(os.environ, PYSPARK_PYTHON=sys.executable,
+                     PYSPARK_DRIVER_PYTHON=sys.executable))
+        assert result.returncode == 0, result.stderr[-3000:]
+        counts.append([line for line in result.stdout.splitlines()
+                       if line.startswith("PLANNED")])
+    assert counts == [["PLANNED 0 False"], ["PLANNED 1 True"]]
+
+
+PLANNER_JOB = """
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.config("spark.sql.adaptive.enabled", "false").getOrCreate()
+# The planner emits the aggregation's exchange as it plans; Spark adds it afterwards.
+planned = spark.range(100).selectExpr("id % 7 AS k").groupBy("k").count()._jdf \\
+    .queryExecution().sparkPlan().toString()
+strategies = spark._jsparkSession.sessionState().planner().extraPlanningStrategies().size()
+print("PLANNED", strategies, "Exchange" in planned)
+"""
+
+
 def test_listed_and_self_registered_installs_once(tmp_path):
     """A jar whose META-INF/services registers planguard, and planguard also listed: one check,
     so one warning in warn mode."""
@@ -71,7 +105,8 @@ def test_listed_and_self_registered_installs_once(tmp_path):
 
 
 PLAIN_JOB = """
-import planguard  # imported, though this session runs without planguard's jar
+import planguard
+planguard.install_error_conversion()  # though this session runs without planguard's jar
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
@@ -83,8 +118,8 @@ except AnalysisException as e:
 
 
 def test_a_session_without_the_jar_raises_sparks_own_errors():
-    """A process that imported planguard and runs Spark without planguard's jar gets Spark's
-    errors as they are. (Each used to recurse without end: looking for a violation in it threw
+    """A process that installed planguard's error conversion and runs Spark without planguard's jar
+    gets Spark's errors as they are. (Each used to recurse without end: looking for a violation in it threw
     ClassNotFoundException in the JVM, which PySpark's handler sent back to the conversion.)"""
     result = subprocess.run([sys.executable, "-c", PLAIN_JOB], capture_output=True, text=True,
                             timeout=300, env=dict(os.environ, PYSPARK_PYTHON=sys.executable))

@@ -2,13 +2,15 @@
 
 Install it into a SparkSession builder with :func:`configure`; every query the session runs is
 then checked before it produces a row or writes a file, and a broken contract raises
-:class:`InvariantViolation`.
+:class:`InvariantViolation`. Importing planguard changes nothing in PySpark: :func:`configure`
+(or :func:`install_error_conversion`, where planguard is installed another way) does.
 """
-from planguard._errors import BatchSchemaViolation, ConfigurationError, InvariantViolation
+from planguard._errors import (BatchSchemaViolation, ConfigurationError, InvariantViolation,
+                               install_error_conversion)
 from planguard._explain import explain
 from planguard._jar import jar_path
-from planguard._session import (EXTENSION_CLASS, configure, installed, violation_count,
-                                violations)
+from planguard._session import (EXTENSION_CLASS, PLANNER_EXTENSION_CLASS, configure, installed,
+                                violation_count, violations)
 from planguard._stages import Input, Operator, Partitioning, Stage, stages
 
 __all__ = [
@@ -18,10 +20,12 @@ __all__ = [
     "InvariantViolation",
     "Input",
     "Operator",
+    "PLANNER_EXTENSION_CLASS",
     "Partitioning",
     "Stage",
     "configure",
     "explain",
+    "install_error_conversion",
     "installed",
     "jar_path",
     "stages",

@@ -1,4 +1,5 @@
-"""planguard's Python exceptions, and how PySpark's error conversion learns to raise them."""
+"""planguard's Python exceptions, and how PySpark's error conversion learns to raise them
+(:func:`install_error_conversion`: importing planguard changes nothing in PySpark)."""
 import json
 import threading
 
@@ -124,10 +125,15 @@ def _worker_violation(java_exception):
     return None
 
 
-def _install_conversion():
-    """Makes PySpark raise InvariantViolation for planguard's Java violations.
+def install_error_conversion() -> None:
+    """Makes PySpark raise :class:`InvariantViolation` for planguard's violations.
 
-    PySpark converts Java exceptions in ``captured.convert_exception``; planguard wraps it once.
+    Without it, a violation reaches Python as PySpark's generic ``CapturedException`` (the same
+    message, no ``invariant``/``phase``/``expected``/``actual`` fields), and a BATCH_SCHEMA
+    violation raised in a Python worker as ``PythonException``. :func:`configure` calls it; call
+    it yourself when planguard is installed another way (``spark-submit --conf``, a cluster's
+    defaults). It wraps PySpark's ``captured.convert_exception`` once, for this Python process;
+    calling it again does nothing.
     """
     original = captured.convert_exception
     if getattr(original, "_planguard", False):
@@ -158,5 +164,3 @@ def _install_conversion():
     convert_exception._planguard = True
     captured.convert_exception = convert_exception
 
-
-_install_conversion()

@@ -1,4 +1,4 @@
-"""The jar bundled inside the wheel."""
+"""The jars bundled inside the wheel: planguard's, and the demo's."""
 import functools
 import glob
 import json
@@ -8,11 +8,21 @@ import zipfile
 
 def jar_path() -> str:
     """The absolute path of planguard's jar, bundled inside this package."""
-    jars = glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "jars", "*.jar"))
+    return _bundled("jars", "planguard's jar")
+
+
+def demo_jar_path() -> str:
+    """The absolute path of the demo's jar: the deliberately broken optimizer rule that
+    ``planguard demo`` installs. Never put it on a real session's classpath."""
+    return _bundled(os.path.join("jars", "demo"), "planguard's demo jar")
+
+
+def _bundled(folder: str, what: str) -> str:
+    where = os.path.join(os.path.dirname(os.path.abspath(__file__)), folder)
+    jars = glob.glob(os.path.join(where, "*.jar"))
     if len(jars) != 1:
-        raise FileNotFoundError(
-            f"planguard's jar is missing from {os.path.dirname(__file__)}/jars "
-            f"(found {jars}); reinstall planguard with `pip install .` from a checkout")
+        raise FileNotFoundError(f"{what} is missing from {where} (found {jars}); reinstall "
+                                "planguard with `pip install .` from a checkout")
     return jars[0]
 
 

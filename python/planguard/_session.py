@@ -3,36 +3,51 @@ import json
 
 from pyspark.sql import SparkSession
 
-from planguard._errors import ConfigurationError
+from planguard._errors import ConfigurationError, install_error_conversion
 from planguard._jar import declared_confs, jar_path
 
 EXTENSION_CLASS = "planguard.PlanGuardExtensions"
+PLANNER_EXTENSION_CLASS = "planguard.planner.PlanGuardPlannerExtensions"
 _PREFIX = "spark.planguard."
 _CHECK_KEY = "spark.planguard.check.<INVARIANT>"
+_PLANNER_KEY = "spark.planguard.planner.enabled"
 _POSITIVE_INTEGER = "<positive integer>"  # the `allowed` of a key taking any positive integer
 
 
-def configure(builder: SparkSession.Builder, mode: str = "fail", **confs) -> SparkSession.Builder:
+def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool = False,
+              **confs) -> SparkSession.Builder:
     """Adds planguard to a SparkSession builder and returns the builder.
 
     Appends the bundled jar to ``spark.jars`` and ``planguard.PlanGuardExtensions`` to
-    ``spark.sql.extensions``, keeping what was there and never adding either twice, and sets
-    ``spark.planguard.*`` confs: ``mode`` and any ``**confs``, named with or without the
-    ``spark.planguard.`` prefix (``configure(b, **{"check.OPTIMIZER_SCHEMA": "warn"})``).
+    ``spark.sql.extensions`` (with ``planner=True``,
+    ``planguard.planner.PlanGuardPlannerExtensions`` too: planguard's planner, docs/planner.md),
+    keeping what was there and never adding anything twice, and sets ``spark.planguard.*``
+    confs: ``mode`` and any ``**confs``, named with or without the ``spark.planguard.`` prefix
+    (``configure(b, **{"check.OPTIMIZER_SCHEMA": "warn"})``).
+    Installs the error conversion (:func:`install_error_conversion`), so that a violation raises
+    :class:`InvariantViolation`.
 
     Raises ConfigurationError when a SparkSession is already running: Spark would silently
-    ignore ``spark.jars`` and ``spark.sql.extensions`` for it.
+    ignore ``spark.jars`` and ``spark.sql.extensions`` for it. Raises ValueError for an unknown
+    conf or value, and for ``planner.enabled`` without ``planner=True`` (it would do nothing).
     """
     _refuse_when_running()
     settings = {_PREFIX + "mode": mode}
     for key, value in confs.items():
         settings[key if key.startswith(_PREFIX) else _PREFIX + key] = value
+    if _PLANNER_KEY in settings and not planner:
+        raise ValueError(f"{_PLANNER_KEY} has no effect without planguard's planner: "
+                         "configure(builder, planner=True) installs it")
     for key, value in settings.items():
         builder.config(key, _validated(key, value))
     options = builder._options
     builder.config("spark.jars", _append(options.get("spark.jars"), jar_path()))
-    builder.config("spark.sql.extensions",
-                   _append(options.get("spark.sql.extensions"), EXTENSION_CLASS))
+    extensions = [EXTENSION_CLASS] + ([PLANNER_EXTENSION_CLASS] if planner else [])
+    listed = options.get("spark.sql.extensions")
+    for extension in extensions:
+        listed = _append(listed, extension)
+    builder.config("spark.sql.extensions", listed)
+    install_error_conversion()
     return builder
 
 

@@ -171,8 +171,8 @@ def _session(args, command: str):
 def _converted(e: Exception) -> Exception:
     """A Java exception as PySpark raises it (AnalysisException, InvariantViolation, ...)."""
     from py4j.protocol import Py4JJavaError
-    from pyspark.errors.exceptions.captured import convert_exception
+    from pyspark.errors.exceptions import captured
 
     if isinstance(e, Py4JJavaError):
-        return convert_exception(e.java_exception)
+        return captured.convert_exception(e.java_exception)
     return e

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple, Union
 
 from py4j.protocol import Py4JJavaError
-from pyspark.errors.exceptions.captured import convert_exception
+from pyspark.errors.exceptions import captured
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
@@ -128,7 +128,7 @@ def graph(query: Union[DataFrame, str], spark: Optional[SparkSession] = None) ->
         text = jvm.stages.Stages.json(query._jdf) if isinstance(query, DataFrame) else \
             jvm.statements.StatementStages.json(session._jsparkSession, query)
     except Py4JJavaError as e:  # as PySpark raises it: InvariantViolation, AnalysisException...
-        raise convert_exception(e.java_exception) from None
+        raise captured.convert_exception(e.java_exception) from None
     return from_json(json.loads(text))
 
 

@@ -29,7 +29,7 @@ from pyspark.sql.pandas.group_ops import PandasCogroupedOps
 from pyspark.sql import types as T
 
 from planguard import _arrow_types as types
-from planguard._errors import BatchSchemaViolation
+from planguard._errors import BatchSchemaViolation, install_error_conversion
 
 PHASE = "execution"
 _WHAT_TO_DO = ("make the function return the declared columns, in the declared order, with "
@@ -268,7 +268,10 @@ def _create_data_frame(original):
 
 
 def install():
-    """Makes PySpark's Arrow- and pandas-backed APIs check every batch (idempotent)."""
+    """Makes PySpark's Arrow- and pandas-backed APIs check every batch (idempotent), and PySpark
+    raise :class:`BatchSchemaViolation` on the driver for a batch a worker found wrong
+    (:func:`planguard.install_error_conversion`)."""
+    install_error_conversion()
     for cls, api in _PATCHES:
         if not hasattr(getattr(cls, api), "_planguard_original"):
             setattr(cls, api, _patched(cls, api))

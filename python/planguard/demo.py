@@ -1,5 +1,6 @@
-"""`planguard demo`: a local Spark session runs queries from planguard's design notes, the check
-passes, then a deliberately broken optimizer rule is caught in fail mode and reported in warn mode.
+"""`planguard demo`: a local Spark session runs a few queries (projections, functions, literals,
+a join and a two-phase aggregate) and every check passes; then a deliberately broken optimizer rule,
+from the demo's own jar, is caught in fail mode and reported in warn mode.
 """
 import sys
 import time
@@ -7,8 +8,9 @@ import time
 from pyspark.sql import SparkSession
 
 import planguard
+from planguard._jar import demo_jar_path
 
-_SEED_QUERIES = [
+_QUERIES = [
     ("projected columns", "SELECT t1.id, a, t2.id, b FROM t1 JOIN t2 ON t1.id = t2.id"),
     ("function transformed columns", "SELECT ABS(t1.id), abs(-id) FROM t1"),
     ("function with operators", "SELECT t1.id + ABS(id), ABS(id * t1.id) FROM t1"),
@@ -31,10 +33,12 @@ def _session() -> SparkSession:
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "2"))
     planguard.configure(builder, mode="fail")
-    # The demo's broken rule, listed after planguard like any third-party extension.
-    extensions = builder._options["spark.sql.extensions"]
+    # The demo's broken rule, from its own jar, listed after planguard like any third-party
+    # extension.
+    options = builder._options
+    builder.config("spark.jars", options["spark.jars"] + "," + demo_jar_path())
     builder.config("spark.sql.extensions",
-                   extensions + ",planguard.demo.BrokenRuleDemoExtension")
+                   options["spark.sql.extensions"] + ",planguard.demo.BrokenRuleDemoExtension")
     return builder.getOrCreate()
 
 
@@ -56,8 +60,8 @@ def run() -> int:
     _tables(spark)
     _say(f"planguard installed: {planguard.installed(spark)}\n")
 
-    _say("1. Queries from the design notes; every plan is checked before it runs:")
-    for title, sql in _SEED_QUERIES:
+    _say("1. A few queries; every plan is checked before it runs:")
+    for title, sql in _QUERIES:
         rows = spark.sql(sql).collect()
         _say(f"   ok  {title}: {len(rows)} rows, columns {spark.sql(sql).columns}")
 

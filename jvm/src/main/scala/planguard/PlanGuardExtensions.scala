@@ -1,24 +1,22 @@
 package planguard
 
-import java.util.{Collections, WeakHashMap}
-
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
-import org.slf4j.LoggerFactory
 
 import planguard.naming.{ApplySpecNames, GeneratedNames}
-import planguard.planner.{AdaptiveLinks, PartitionsHint, PlanGuardPlanner}
-import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule, RememberAnalyzedPlan}
+import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule,
+  RememberAnalyzedPlan}
 import planguard.shims.ExtensionPoints
 
 /**
- * Installs planguard: `spark.sql.extensions=planguard.PlanGuardExtensions`. Applying it more than
- * once to one session's extensions (listed twice, or listed and self-registered through
- * `META-INF/services`) installs it once.
+ * Installs planguard's checks: `spark.sql.extensions=planguard.PlanGuardExtensions`. They read
+ * plans and never change what a query computes. planguard's planner, which does change plans, is
+ * a separate extension a user lists to get it (planner.PlanGuardPlannerExtensions). Applied more
+ * than once to one session's extensions, it installs its rules once (AppliedOnce).
  */
 class PlanGuardExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    if (PlanGuardExtensions.firstApplication(extensions)) {
+    if (PlanGuardExtensions.once.first(extensions)) {
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
       // Spark 3.5 has no such place: there, only the names Spark marks itself are known as
@@ -30,10 +28,6 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
         extensions.injectResolutionRule(session => GeneratedNames.Remember(session))
         extensions.injectResolutionRule(session => ApplySpecNames(session))
       }
-      // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken before that (the
-      // Hints batch; on 3.5, Resolution) and carried on the query's joins and aggregations to
-      // planguard's planner.
-      ExtensionPoints.injectHintRule(extensions, session => PartitionsHint(session))
       // Check rules run once on each query's final analyzed plan (NAMING).
       extensions.injectCheckRule(session => CheckAnalyzedPlan(session))
       // Normalisation sees the analyzed plan of every QueryExecution (queries, the queries of
@@ -49,28 +43,10 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       ColumnarChecksLast.inject(extensions, session => new PlanGuardColumnarRule(session))
       // Adaptive execution runs query-stage preparation rules on each whole re-planned plan.
       extensions.injectQueryStagePrepRule(session => CheckAdaptivePlan(session))
-      // Injected strategies come before Spark's own, at initial planning and at every adaptive
-      // re-planning: where planguard's planner (off by default) plans aggregations and joins
-      // with their exchanges; it returns nothing, leaving Spark's strategies to plan, otherwise.
-      // Once adaptive execution has taken a plan, the planner's exchanges must look like
-      // EnsureRequirements' to it: no logical link (AdaptiveLinks says why). A Spark without
-      // that hook (3.5.0) gets no planner.
-      if (ExtensionPoints.injectQueryPostPlannerStrategyRule(extensions, _ => AdaptiveLinks)) {
-        extensions.injectPlannerStrategy(session => PlanGuardPlanner(session))
-      } else {
-        LoggerFactory.getLogger("planguard").warn("planguard's planner needs Spark 3.5.1 or " +
-          "later (query post-planner-strategy rules): spark.planguard.planner.enabled has no " +
-          "effect on this Spark.")
-      }
     }
   }
 }
 
 object PlanGuardExtensions {
-  private val applied =
-    Collections.synchronizedSet(Collections.newSetFromMap(
-      new WeakHashMap[SparkSessionExtensions, java.lang.Boolean]))
-
-  private def firstApplication(extensions: SparkSessionExtensions): Boolean =
-    applied.add(extensions)
+  private val once = new AppliedOnce
 }

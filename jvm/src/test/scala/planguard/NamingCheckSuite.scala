@@ -106,4 +106,24 @@ class NamingCheckSuite extends SparkSessions {
     s.conf.set("spark.planguard.naming", "spark")
     intercept[InvariantViolation](s.table("customer").select(col("id") + 1).write.parquet(path()))
   }
+
+  test("a DataFrame's generated names stay known however many other names Spark generates " +
+    "before it is written (no cache to evict them)") {
+    assume(ApplySpecNames.supported, "the DataFrame API's generated names are known on 4.0+")
+    val s = spark("spark")
+    val df = s.table("customer").select(col("id"), col("id") + 1)
+    df.queryExecution.assertAnalyzed()
+    // 105,000 generated names analyzed after df's, on two threads.
+    val wide = (0 until 5000).map(i => s"id + $i")
+    val threads = (0 until 2).map { t =>
+      new Thread(() => (0 until 21).filter(_ % 2 == t).foreach { _ =>
+        s.range(1).selectExpr(wide: _*).queryExecution.assertAnalyzed()
+      })
+    }
+    threads.foreach(_.start())
+    threads.foreach(_.join())
+    df.write.parquet(path())
+    assert(namingRecords(s).map(_.differences) == Seq(
+      Seq("#1 (id + 1): named by Spark after its expression; name it yourself")))
+  }
 }

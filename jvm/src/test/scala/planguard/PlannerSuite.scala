@@ -13,7 +13,7 @@ import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHash
   SortMergeJoinExec}
 
 import planguard.errors.PlanGuardHintException
-import planguard.planner.PlannerOrigin
+import planguard.planner.{PlanGuardPlannerExtensions, PlannerOrigin}
 
 /**
  * planguard's planner (spark.planguard.planner.enabled): the exchanges it emits, counted by origin
@@ -23,9 +23,11 @@ import planguard.planner.PlannerOrigin
 class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
 
   private val On = "spark.planguard.planner.enabled" -> "true"
+  private val planner: Extension = new PlanGuardPlannerExtensions
 
+  /** Checks and planner listed, the planner off until a test turns it on. */
   private def plannerSession(adaptive: Boolean, confs: (String, String)*): SparkSession = {
-    val spark = session(Seq(planguard), adaptive, confs: _*)
+    val spark = session(Seq(planguard, planner), adaptive, (On._1 -> "false") +: confs: _*)
     spark.range(0, 200).selectExpr("id % 50 AS k", "id AS v", "cast(id AS string) AS s")
       .createOrReplaceTempView("t1")
     spark.range(0, 120).selectExpr("id % 40 AS k", "id * 3 AS w")
@@ -326,7 +328,7 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
     // domain's shuffle stage has run, adaptive execution re-plans the join with t2 as the build
     // side; the domain's broadcast exchange must not stand for the domain then.
     assume(sparkAtLeast("4.0"), "correlated subqueries over set operations are Spark 4.0's")
-    val spark = session(Seq(planguard), adaptive = true,
+    val spark = session(Seq(planguard, planner), adaptive = true,
       "spark.sql.autoBroadcastJoinThreshold" -> "10MB")
     spark.sql("CREATE OR REPLACE TEMP VIEW s1(c1, c2) AS VALUES (0, 1), (1, 2)")
     spark.sql("CREATE OR REPLACE TEMP VIEW s2(c1, c2) AS VALUES (0, 2), (0, 3)")
@@ -371,5 +373,23 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
     assert(ofPlanner(executed(spark.sql(sql))).size == 1)
     spark.conf.set("spark.planguard.enabled", "false")
     assert(ofPlanner(executed(spark.sql(sql))).isEmpty)
+  }
+
+  test("the planner is opt-in: listed, it plans by default (once, even listed twice); " +
+    "the checks alone leave Spark's plans as they are") {
+    val sql = "SELECT k, count(*) FROM t1 GROUP BY k"
+    def withTable(spark: SparkSession): SparkSession = {
+      spark.range(0, 200).selectExpr("id % 50 AS k").createOrReplaceTempView("t1")
+      spark
+    }
+    val checksOnly = withTable(session(Seq(planguard), adaptive = false, On))
+    assert(ofPlanner(executed(checksOnly.sql(sql))).isEmpty)
+    for (extensions <- Seq(Seq(planguard, planner), Seq(planner, planguard, planner))) {
+      val spark = withTable(session(extensions, adaptive = false))
+      // The suite's first session put the conf in the SparkContext's, which new sessions copy.
+      spark.conf.unset(On._1)
+      assert(spark.sessionState.planner.extraPlanningStrategies.size == 1)
+      assert(ofPlanner(executed(spark.sql(sql))).size == 1)
+    }
   }
 }

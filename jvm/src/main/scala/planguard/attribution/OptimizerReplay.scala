@@ -12,7 +12,9 @@ import org.apache.spark.sql.catalyst.rules.{Rule, RuleExecutor}
  */
 object OptimizerReplay {
 
-  /** "RuleName (batch Name)" of the first rule after which `broken` holds, where replay finds it. */
+  /**
+   * "RuleName (batch Name)" of the first rule after which `broken` holds, where replay finds it.
+   */
   def firstBreakingRule(optimizer: RuleExecutor[LogicalPlan], start: LogicalPlan)(
       broken: LogicalPlan => Boolean): Option[String] =
     try replay(optimizer, start, broken) catch { case NonFatal(_) => None }

@@ -16,13 +16,15 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  */
 object StrategyAttribution {
 
-  def strategyOf(session: SparkSession, physical: SparkPlan): Option[String] =
-    deepestDeparture(physical, None, LogicalTypes.of(session.sessionState.conf)).flatMap { logical =>
+  def strategyOf(session: SparkSession, physical: SparkPlan): Option[String] = {
+    val types = LogicalTypes.of(session.sessionState.conf)
+    deepestDeparture(physical, None, types).flatMap { logical =>
       session.sessionState.planner.strategies.find { strategy =>
         try strategy(logical).nonEmpty catch { case NonFatal(_) => false }
       }.map(s => s"${s.getClass.getName.stripSuffix("$")} (planner strategy, planning " +
         s"${logical.nodeName})")
     }
+  }
 
   /**
    * A strategy plans one logical node into a few physical ones, each linked to it; the top-most

@@ -22,8 +22,9 @@ final case class NamingCheck(generated: SchemaDiff, qualified: SchemaDiff)
 object NamingCheck {
 
   def apply(command: LogicalPlan, query: LogicalPlan, names: Seq[String]): NamingCheck = {
+    val remembered = GeneratedNames.remembered(query)
     val aliases: Map[ExprId, Alias] = query.flatMap(_.expressions.flatMap(_.collect {
-      case a: Alias if GeneratedNames.isGenerated(a) => a.exprId -> a
+      case a: Alias if GeneratedNames.isGenerated(a, remembered) => a.exprId -> a
     })).toMap
     val stored = StructType(query.schema.zip(names).map { case (f, n) => f.copy(name = n) })
     val flagged = query.output.zip(names).zipWithIndex.flatMap { case ((attribute, name), i) =>

@@ -1,8 +1,10 @@
 package planguard.checks
 
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, V2CreateTableAsSelectPlan}
-import org.apache.spark.sql.execution.command.{CreateDataSourceTableAsSelectCommand, InsertIntoDataSourceDirCommand}
-import org.apache.spark.sql.execution.datasources.{InsertIntoHadoopFsRelationCommand, SaveIntoDataSourceCommand}
+import org.apache.spark.sql.execution.command.{CreateDataSourceTableAsSelectCommand,
+  InsertIntoDataSourceDirCommand}
+import org.apache.spark.sql.execution.datasources.{InsertIntoHadoopFsRelationCommand,
+  SaveIntoDataSourceCommand}
 
 /**
  * The analyzed write commands and the names under which they store their query's columns, in the

@@ -1,6 +1,7 @@
 package planguard.checks
 
-import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan, Project, SubqueryAlias, View}
+import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan, Project, SubqueryAlias,
+  View}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.{WriteFiles, WriteFilesExec}
 

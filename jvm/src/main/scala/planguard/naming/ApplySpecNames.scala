@@ -60,8 +60,9 @@ final case class ApplySpecNames(session: SparkSession) extends Rule[LogicalPlan]
   /** The naming=spec name of each generated column the node makes, unique in its output. */
   private def specNames(node: LogicalPlan): Seq[(Alias, String)] = {
     val output = node.output.map(_.exprId).toSet
+    val remembered = GeneratedNames.rememberedOn(node)
     val generated = node.expressions.collect {
-      case a: Alias if output(a.exprId) && GeneratedNames.isGenerated(a) => a
+      case a: Alias if output(a.exprId) && GeneratedNames.isGenerated(a, remembered) => a
     }
     if (generated.isEmpty) Nil else {
       val caseSensitive = session.sessionState.conf.caseSensitiveAnalysis

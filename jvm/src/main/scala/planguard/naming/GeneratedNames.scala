@@ -1,10 +1,8 @@
 package planguard.naming
 
-import java.util.{Collections, LinkedHashMap, Map => JMap}
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAlias
-import org.apache.spark.sql.catalyst.expressions.{Alias, ExprId, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
@@ -21,23 +19,28 @@ import planguard.Guarded
  * API), and a generated alias is otherwise indistinguishable from `AS name`. So every
  * `UnresolvedAlias` is tagged before resolution (Mark); Spark copies tags to the node that
  * replaces a tagged one, so the `Alias` it resolves to carries the tag. Spark's CleanupAliases, at
- * the end of analysis, rebuilds every top-level alias without its tags: the exprIds of tagged
- * aliases are remembered before that (Remember); exprIds are unique in the JVM.
+ * the end of analysis, rebuilds every top-level alias without its tags, but gives the operator
+ * it rebuilds the old one's tags: so the ids of the tagged aliases are also kept in a tag on the
+ * operator that holds them (Remember), and stay with the analyzed plan for as long as it lives.
+ * exprIds are unique in the JVM: an id remembered anywhere in a plan names one alias.
  */
 object GeneratedNames {
-  // Marked on an UnresolvedAlias; once the Alias it resolves to is remembered, that alias's id.
-  private val Tag = TreeNodeTag[Long]("planguard.generatedName")
-  private val Marked = -1L
-  private val Remembered = 100000
+  // On an UnresolvedAlias, and so on the Alias it resolves to.
+  private val Tag = TreeNodeTag[Unit]("planguard.generatedName")
+  // On an operator: the ids of the generated aliases it held when Remember saw it.
+  private val Ids = TreeNodeTag[Set[Long]]("planguard.generatedNames")
 
-  private val remembered = Collections.synchronizedMap(
-    new LinkedHashMap[ExprId, java.lang.Boolean](1024, 0.75f, true) {
-      override def removeEldestEntry(e: JMap.Entry[ExprId, java.lang.Boolean]): Boolean =
-        size() > Remembered
-    })
+  /** The ids of the generated aliases remembered on one operator (Remember). */
+  def rememberedOn(operator: LogicalPlan): Set[Long] =
+    operator.getTagValue(Ids).getOrElse(Set.empty[Long])
 
-  def isGenerated(alias: Alias): Boolean = alias.getTagValue(Tag).isDefined ||
-    alias.metadata.contains(AUTO_GENERATED_ALIAS) || remembered.containsKey(alias.exprId)
+  /** The ids of the generated aliases remembered on all of `plan`'s operators. */
+  def remembered(plan: LogicalPlan): Set[Long] = plan.flatMap(rememberedOn).toSet
+
+  /** True when `alias`, in a plan whose remembered ids are `remembered`, has a generated name. */
+  def isGenerated(alias: Alias, remembered: Set[Long]): Boolean =
+    alias.getTagValue(Tag).isDefined || alias.metadata.contains(AUTO_GENERATED_ALIAS) ||
+      remembered(alias.exprId.id)
 
   /** `renamed` (a copy of `alias`) still counts as generated. */
   def keepMark(alias: Alias, renamed: Alias): Alias = {
@@ -62,7 +65,7 @@ object GeneratedNames {
     private def mark(plan: LogicalPlan): Unit = if (plan.containsPattern(UNRESOLVED_ALIAS)) {
       plan.expressions.filter(_.containsPattern(UNRESOLVED_ALIAS)).foreach(_.foreach {
         case u: UnresolvedAlias if !u.child.isInstanceOf[NamedExpression] =>
-          u.setTagValue(Tag, Marked)
+          u.setTagValue(Tag, ())
         case _ =>
       })
       plan.children.foreach(mark)
@@ -79,16 +82,16 @@ object GeneratedNames {
 
     // An UnresolvedAlias only ever wraps a whole output expression: its alias is a top-level one.
     // The pattern bits Spark keeps per subtree skip every subtree without an alias. The batch
-    // runs to a fixed point: an alias is remembered once (a rule that replaces it with an alias
-    // of another id passes the tag on, and that one is remembered too).
+    // runs to a fixed point, and a rule may rebuild an operator without its tags or move an
+    // alias to another: each pass puts the ids of the tagged aliases an operator holds on it. A
+    // rule that replaces a tagged alias with one of another id passes the tag on: that id too.
     private def visit(plan: LogicalPlan): Unit =
       if (!plan.analyzed && plan.containsPattern(ALIAS)) {
-        plan.expressions.foreach {
-          case a: Alias if a.getTagValue(Tag).exists(_ != a.exprId.id) =>
-            remembered.put(a.exprId, true)
-            a.setTagValue(Tag, a.exprId.id)
-          case _ =>
+        val ids = plan.expressions.collect {
+          case a: Alias if a.getTagValue(Tag).isDefined => a.exprId.id
         }
+        val known = rememberedOn(plan)
+        if (!ids.forall(known)) plan.setTagValue(Ids, known ++ ids)
         plan.children.foreach(visit)
       }
   }

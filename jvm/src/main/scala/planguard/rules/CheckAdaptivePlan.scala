@@ -36,13 +36,14 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
         val reoptimized = PlannedQuery.rootLink(plan)
           .filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
         reoptimized.foreach { logical =>
+          val analyzed = PlannedQuery.analyzed(qe)
           Violations.report(levels, session, Invariant.OptimizerSchema,
             Phase.AdaptiveReoptimization, logical)(
-            OptimizerSchemaCheck(PlannedQuery.analyzed(qe), qe.optimizedPlan, logical, types)) { _ =>
+            OptimizerSchemaCheck(analyzed, qe.optimizedPlan, logical, types)) { _ =>
             OptimizerReplay.firstBreakingOf(
               session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules, qe.optimizedPlan,
               "adaptive runtime optimizer rule") { p =>
-              !OptimizerSchemaCheck(PlannedQuery.analyzed(qe), qe.optimizedPlan, p, types).isEmpty
+              !OptimizerSchemaCheck(analyzed, qe.optimizedPlan, p, types).isEmpty
             }
           }
         }

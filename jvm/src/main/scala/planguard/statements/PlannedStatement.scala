@@ -2,7 +2,8 @@ package planguard.statements
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan}
-import org.apache.spark.sql.execution.{CommandExecutionMode, QueryExecution, SparkPlan, SQLExecution}
+import org.apache.spark.sql.execution.{CommandExecutionMode, QueryExecution, SparkPlan,
+  SQLExecution}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
 import planguard.stages.{StageCutter, StageGraph}

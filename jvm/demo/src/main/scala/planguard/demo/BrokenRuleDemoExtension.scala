@@ -6,9 +6,10 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 
 /**
- * For `planguard demo` only: an optimizer rule that, while the session conf
- * `planguard.demo.breakRootColumns` is true, reverses the columns of the query's root projection —
- * the kind of bug a third-party optimizer rule can ship. Never install it outside the demo.
+ * For `planguard demo` only, in a jar of its own: an optimizer rule that, while the session conf
+ * `planguard.demo.breakRootColumns` is true, reverses the columns of the query's root
+ * projection — the kind of bug a third-party optimizer rule can ship. Never install it outside
+ * the demo.
  */
 class BrokenRuleDemoExtension extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit =

@@ -1,0 +1,41 @@
+package planguard.planner
+
+import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
+import org.slf4j.LoggerFactory
+
+import planguard.AppliedOnce
+import planguard.shims.ExtensionPoints
+
+/**
+ * Installs planguard's planner (docs/planner.md), listed beside the checks: `spark.sql.extensions=
+ * planguard.PlanGuardExtensions,planguard.planner.PlanGuardPlannerExtensions`.
+ * It is opt-in because it changes the physical plans Spark makes; once listed, it plans while
+ * spark.planguard.planner.enabled is true (the default), so a session can turn it off.
+ */
+class PlanGuardPlannerExtensions extends SparkSessionExtensionsProvider {
+
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    if (PlanGuardPlannerExtensions.once.first(extensions)) {
+      // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken before that (the
+      // Hints batch; on 3.5, Resolution) and carried on the query's joins and aggregations to the
+      // planner.
+      ExtensionPoints.injectHintRule(extensions, session => PartitionsHint(session))
+      // Injected strategies come before Spark's own, at initial planning and at every adaptive
+      // re-planning: where the planner plans aggregations and joins with their exchanges; it
+      // returns nothing, leaving Spark's strategies to plan, otherwise. Once adaptive execution
+      // has taken a plan, the planner's exchanges must look like EnsureRequirements' to it: no
+      // logical link (AdaptiveLinks says why). A Spark without that hook (3.5.0) gets no planner.
+      if (ExtensionPoints.injectQueryPostPlannerStrategyRule(extensions, _ => AdaptiveLinks)) {
+        extensions.injectPlannerStrategy(session => PlanGuardPlanner(session))
+      } else {
+        LoggerFactory.getLogger("planguard").warn("planguard's planner needs Spark 3.5.1 or " +
+          "later (query post-planner-strategy rules): PlanGuardPlannerExtensions installs " +
+          "nothing on this Spark; Spark's own strategies plan every query.")
+      }
+    }
+  }
+}
+
+object PlanGuardPlannerExtensions {
+  private val once = new AppliedOnce
+}
