@@ -1,0 +1,67 @@
+"""Every shape that crosses from the JVM to Python is declared once: each JSON object the JVM
+sends has exactly the fields of the Python dataclass that reads it, under the same names, and
+every word the JVM invents is declared in Python. A round trip per shape: what Python reads,
+written back, is what the JVM sent."""
+import dataclasses
+import enum
+import json
+
+import pytest
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from planguard import _stages
+
+
+def written_back(value):
+    """A dataclass read from the JVM's JSON, as that JSON: the inverse of the reader."""
+    if dataclasses.is_dataclass(value):
+        return {f.name: written_back(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [written_back(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, StructType):
+        return value.jsonValue()
+    return value
+
+
+def test_every_kind_the_jvm_sends_is_declared_in_python(spark):
+    sent = json.loads(spark._jvm.planguard.stages.Kinds.json())
+    assert sent == {kinds.__name__: [k.value for k in kinds] for kinds in _stages.KINDS}
+
+
+def test_a_stage_graph_reads_back_as_the_jvm_sent_it(spark, conf):
+    conf("spark.sql.adaptive.enabled", "true")
+    big = spark.range(100).selectExpr("id % 10 AS k", "id AS v")
+    other = spark.range(50).selectExpr("id % 10 AS k2", "id AS w")
+    small = spark.createDataFrame([(1, "a")], "n BIGINT, name STRING")
+    df = (big.join(other.hint("shuffle_merge"), F.col("k") == F.col("k2"))
+          .join(F.broadcast(small), F.col("k") == F.col("n"))
+          .where(F.col("v") > spark.range(5).agg(F.avg("id")).first()[0])
+          .where("v > (SELECT min(id) FROM range(3))")
+          .groupBy("name").count())
+    df.collect()  # the final adaptive plan: coalesced shuffle reads
+    sent = json.loads(spark._jvm.planguard.stages.Stages.json(df._jdf))
+    graph = _stages.from_json(sent)
+    assert written_back(graph) == sent
+    # The query sends most shapes: every kind of stage, exchange and read but dynamic pruning's.
+    stages = graph.stages
+    inputs = [i for s in stages for i in s.inputs]
+    partitionings = [p for s in stages for p in [s.output] + [i.partitioning for i in s.inputs]]
+    assert {s.kind for s in stages} == set(_stages.StageKind)
+    assert {i.exchange for i in inputs} >= {"shuffle", "broadcast", "scalar subquery"}
+    assert {p.kind for p in partitionings} >= {"HashKeys", "Broadcast", "Collected"}
+    assert any(p.coalesced_from for p in partitionings)
+    names = {op.name for s in stages for op in s.operators.walk()}
+    assert names >= set(_stages.ReadOperator)
+
+
+def test_a_field_the_python_side_does_not_know_fails_the_read():
+    sent = {"kind": "Single", "keys": [], "partitions": 1, "ordering": [], "coalesced_from": None,
+            "members": [], "text": "Single", "new": 0}
+    with pytest.raises(ValueError, match="Partitioning has fields"):
+        _stages._partitioning(sent)
+    with pytest.raises(ValueError, match="'Sideways' is not a valid PartitioningKind"):
+        _stages._partitioning({**sent, "kind": "Sideways"})
+
