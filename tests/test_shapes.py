@@ -10,7 +10,11 @@ import pytest
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from planguard import _stages
+import planguard
+from planguard import _stages, _violations
+
+# A broken optimizer rule of planguard's tests (target/planguard-tests.jar), on when set.
+SWAP_COLUMNS = "planguard.testing.SwapRootColumns"
 
 
 def written_back(value):
@@ -64,4 +68,35 @@ def test_a_field_the_python_side_does_not_know_fails_the_read():
         _stages._partitioning(sent)
     with pytest.raises(ValueError, match="'Sideways' is not a valid PartitioningKind"):
         _stages._partitioning({**sent, "kind": "Sideways"})
+
+
+def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
+    """The log Python reads, `planguard check`'s report and the event log's listener event all
+    carry the record as its one writer writes it."""
+    conf(SWAP_COLUMNS, "true")
+    conf("spark.planguard.mode", "warn")
+    spark.range(5).selectExpr("CAST(id AS INT) AS a", "id * 2 AS b").collect()
+    logged = planguard.violations(spark)[-1]
+    assert set(logged) == set(_violations.Violation.__annotations__)
+    assert (logged["id"], logged["rule"].split(" ")[0]) == ("OPTIMIZER_SCHEMA", SWAP_COLUMNS)
+
+    jvm = spark._jvm
+    record = jvm.planguard.report.ViolationLog.records(spark._jsparkSession).last()
+    event = jvm.planguard.report.PlanGuardViolationEvent(record)
+    protocol = jvm.org.apache.spark.util.JsonProtocol
+    written = protocol.sparkEventToJsonString(event)
+    assert _violations.read(json.loads(written)["violation"]) == logged
+    assert protocol.sparkEventFromJson(written).equals(event)  # the history server reads it
+
+    report = json.loads(jvm.planguard.statements.StatementCheck.json(
+        spark._jsparkSession, "SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(5)"))
+    (verdict,) = [v for v in report["invariants"] if v["invariant"] == "OPTIMIZER_SCHEMA"]
+    (checked,) = map(_violations.read, verdict["violations"])
+    assert checked == planguard.violations(spark)[-1]
+    assert {**checked, "time": 0, "plan": ""} == {**logged, "time": 0, "plan": ""}
+
+
+def test_a_violation_record_with_another_field_fails_the_read():
+    with pytest.raises(ValueError, match="violation record has fields"):
+        _violations.read({"id": "NAMING"})
 

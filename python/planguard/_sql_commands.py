@@ -9,7 +9,7 @@ import json
 import re
 import sys
 
-from planguard import _explain, _sql_text, _stages
+from planguard import _explain, _sql_text, _stages, _violations
 
 # Exit codes: a lint step fails the build on 1 and 2.
 CLEAN, VIOLATIONS, ERROR = 0, 1, 2
@@ -94,7 +94,7 @@ def _verdict(verdict: dict) -> str:
     line = f"  {_MARK[verdict['status']]:<5} {verdict['invariant']}"
     if verdict["reason"] and verdict["status"] != "off":
         line += f"  ({verdict['reason']})"
-    for v in verdict["violations"]:
+    for v in map(_violations.read, verdict["violations"]):
         line += (f"\n          phase {v['phase']}, rule {v['rule'] or 'unknown'}"
                  f"\n          expected: {v['expected']}\n          actual:   {v['actual']}")
         line += "".join(f"\n          {d}" for d in v["differences"])

@@ -2,7 +2,9 @@ package planguard.statements
 
 import java.util.{Collections, IdentityHashMap}
 
-import com.fasterxml.jackson.databind.ObjectMapper
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.internal.SQLConf
 
@@ -70,13 +72,8 @@ object StatementCheck {
     verdicts.foreach { v =>
       val n = array.addObject().put("invariant", v.invariant).put("status", v.status)
         .put("reason", v.reason)
-      val violations = n.putArray("violations")
-      v.violations.foreach { r =>
-        val x = violations.addObject().put("level", r.level).put("phase", r.phase)
-          .put("rule", r.rule.orNull).put("expected", r.expected).put("actual", r.actual)
-        val differences = x.putArray("differences")
-        r.differences.foreach(d => differences.add(d))
-      }
+      // Each record as ViolationRecordJson writes it.
+      n.set[JsonNode]("violations", mapper.valueToTree[JsonNode](v.violations.asJava))
     }
     mapper.writeValueAsString(o)
   }
