@@ -6,11 +6,13 @@ import dataclasses
 import enum
 import json
 
+import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 import planguard
+import planguard.arrow
 from planguard import _stages, _violations
 
 # A broken optimizer rule of planguard's tests (target/planguard-tests.jar), on when set.
@@ -100,3 +102,21 @@ def test_a_violation_record_with_another_field_fails_the_read():
     with pytest.raises(ValueError, match="violation record has fields"):
         _violations.read({"id": "NAMING"})
 
+
+def test_a_batch_schema_violation_raised_in_python_has_the_jvm_s_message_and_sqlstate(spark):
+    batch = pa.RecordBatch.from_pydict({"a": pa.array([1], pa.int64()), "b": ["x"]})
+    with pytest.raises(planguard.BatchSchemaViolation) as caught:
+        planguard.arrow.conform(batch, "a INT NOT NULL, b STRING", rule="the test's")
+    e = caught.value
+    errors = spark._jvm.planguard.errors.PlanGuardErrors
+    parameters = spark._jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(
+        e.getMessageParameters())
+    assert e.getMessage() == errors.message(e.getCondition(), parameters)
+    assert e.getSqlState() == errors.sqlState(e.getCondition())
+    assert e.getMessageParameters()["expected"] == "a INT NOT NULL, b STRING"
+    # The driver raises it again from the text Spark carries back from the Python worker.
+    again = planguard.BatchSchemaViolation.from_worker(f"Traceback ...\n{e}\n")
+    assert (again.getMessage(), again.getMessageParameters()) == \
+        (e.getMessage(), e.getMessageParameters())
+    assert (again.column, again.declared_type, again.actual_type, again.expected) == \
+        ("a", "INT", "int64", e.expected)
