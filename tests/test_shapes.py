@@ -13,7 +13,7 @@ from pyspark.sql.types import StructType
 
 import planguard
 import planguard.arrow
-from planguard import _stages, _violations
+from planguard import _check_report, _stages, _violations
 
 # A broken optimizer rule of planguard's tests (target/planguard-tests.jar), on when set.
 SWAP_COLUMNS = "planguard.testing.SwapRootColumns"
@@ -32,9 +32,17 @@ def written_back(value):
     return value
 
 
-def test_every_kind_the_jvm_sends_is_declared_in_python(spark):
-    sent = json.loads(spark._jvm.planguard.stages.Kinds.json())
-    assert sent == {kinds.__name__: [k.value for k in kinds] for kinds in _stages.KINDS}
+# Each enumeration of words the JVM sends, by the JVM package that declares it under the same name.
+WORDS = {"planguard.stages": [_stages.StageKind, _stages.ExchangeKind, _stages.PartitioningKind,
+                              _stages.ReadOperator],
+         "planguard.statements": [_check_report.StatementKind, _check_report.VerdictStatus]}
+
+
+def test_every_word_the_jvm_sends_is_declared_in_python(spark):
+    for package, enumerations in WORDS.items():
+        for words in enumerations:
+            jvm = spark._jvm.__getattr__(f"{package}.{words.__name__}")
+            assert jvm.values().mkString("\n").split("\n") == [w.value for w in words], words
 
 
 def test_a_stage_graph_reads_back_as_the_jvm_sent_it(spark, conf):
@@ -73,8 +81,8 @@ def test_a_field_the_python_side_does_not_know_fails_the_read():
 
 
 def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
-    """The log Python reads, `planguard check`'s report and the event log's listener event all
-    carry the record as its one writer writes it."""
+    """The log Python reads, `planguard check`'s report (read back whole, with its verdicts) and
+    the event log's listener event all carry the record as its one writer writes it."""
     conf(SWAP_COLUMNS, "true")
     conf("spark.planguard.mode", "warn")
     spark.range(5).selectExpr("CAST(id AS INT) AS a", "id * 2 AS b").collect()
@@ -90,10 +98,13 @@ def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
     assert _violations.read(json.loads(written)["violation"]) == logged
     assert protocol.sparkEventFromJson(written).equals(event)  # the history server reads it
 
-    report = json.loads(jvm.planguard.statements.StatementCheck.json(
-        spark._jsparkSession, "SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(5)"))
-    (verdict,) = [v for v in report["invariants"] if v["invariant"] == "OPTIMIZER_SCHEMA"]
-    (checked,) = map(_violations.read, verdict["violations"])
+    sent = jvm.planguard.statements.StatementCheck.json(
+        spark._jsparkSession, "SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(5)")
+    report = _check_report.from_json(sent)
+    assert written_back(report) == json.loads(sent)
+    (verdict,) = [v for v in report.invariants if v.invariant == "OPTIMIZER_SCHEMA"]
+    assert verdict.status == _check_report.VerdictStatus.WARN
+    (checked,) = verdict.violations
     assert checked == planguard.violations(spark)[-1]
     assert {**checked, "time": 0, "plan": ""} == {**logged, "time": 0, "plan": ""}
 

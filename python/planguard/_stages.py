@@ -2,13 +2,12 @@
 
 The JVM cuts the prepared physical plan at every shuffle, broadcast and subquery
 without executing it (``planguard.stages.StageCutter``); this module turns its JSON
-(``planguard.stages.StagesJson``) into dataclasses. Each JSON object has exactly the fields of
-its dataclass, under the same names, and each word the JVM invents is declared once here, in
-the enumerations below, as the JVM declares it (``planguard.stages.Kinds``).
+(``planguard.stages.StagesJson``) into dataclasses, as ``planguard._shapes`` reads every shape;
+the words the JVM invents are the enumerations below, as the JVM declares them
+(``planguard/stages/Kinds.scala``).
 """
 import json
-from dataclasses import dataclass, field, fields
-from enum import Enum
+from dataclasses import dataclass, field
 from typing import Optional, Tuple, Union
 
 from py4j.protocol import Py4JJavaError
@@ -16,22 +15,17 @@ from pyspark.errors.exceptions.captured import convert_exception
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-
-class _Kind(str, Enum):
-    """A word the JVM sends: a string, equal to its value, and printed as it."""
-
-    def __str__(self) -> str:
-        return self.value
+from planguard._shapes import Word, build
 
 
-class StageKind(_Kind):
+class StageKind(Word):
     SHUFFLE_MAP = "shuffle map"  # writes a shuffle
     BROADCAST = "broadcast"  # is collected and broadcast
     SUBQUERY = "subquery"  # is collected for another stage's expression
     RESULT = "result"  # returns the query's rows (or writes them)
 
 
-class ExchangeKind(_Kind):
+class ExchangeKind(Word):
     SHUFFLE = "shuffle"
     BROADCAST = "broadcast"
     SCALAR_SUBQUERY = "scalar subquery"
@@ -39,7 +33,7 @@ class ExchangeKind(_Kind):
     SUBQUERY = "subquery"
 
 
-class PartitioningKind(_Kind):
+class PartitioningKind(Word):
     HASH_KEYS = "HashKeys"
     SINGLE = "Single"
     ROUND_ROBIN = "RoundRobin"
@@ -51,14 +45,11 @@ class PartitioningKind(_Kind):
     UNKNOWN = "Unknown"  # a partitioning of Spark's that planguard does not describe
 
 
-class ReadOperator(_Kind):
+class ReadOperator(Word):
     """The operator names of the leaves that read another stage's output."""
 
     SHUFFLE_READ = "ShuffleRead"
     BROADCAST_READ = "BroadcastRead"
-
-
-KINDS = (StageKind, ExchangeKind, PartitioningKind, ReadOperator)
 
 
 @dataclass(frozen=True)
@@ -181,39 +172,29 @@ def graph(query: Union[DataFrame, str], spark: Optional[SparkSession] = None) ->
 
 
 def from_json(data: dict) -> StageGraph:
-    return _build(StageGraph, data, stages=tuple(_stage(s) for s in data["stages"]),
+    return build(StageGraph, data, stages=tuple(_stage(s) for s in data["stages"]),
                   notes=tuple(data["notes"]))
 
 
-def _build(cls, data: dict, **converted):
-    """``cls`` from a JSON object with exactly its fields: those in ``converted`` as converted
-    here, the others as they are. A field the JVM adds or drops fails here, not downstream."""
-    names = {f.name for f in fields(cls)}
-    if set(data) != names:
-        raise ValueError(f"planguard: the JVM's {cls.__name__} has fields {sorted(data)}, "
-                         f"Python's {sorted(names)}: the jar and the package do not match")
-    return cls(**{**data, **converted})
-
-
 def _stage(s: dict) -> Stage:
-    return _build(Stage, s, kind=StageKind(s["kind"]), operators=_operator(s["operators"]),
+    return build(Stage, s, kind=StageKind(s["kind"]), operators=_operator(s["operators"]),
                   inputs=tuple(_input(i) for i in s["inputs"]),
                   output=_partitioning(s["output"]), schema=StructType.fromJson(s["schema"]),
                   consumers=tuple(s["consumers"]))
 
 
 def _operator(o: dict) -> Operator:
-    return _build(Operator, o, children=tuple(_operator(c) for c in o["children"]),
+    return build(Operator, o, children=tuple(_operator(c) for c in o["children"]),
                   inputs=tuple(o["inputs"]))
 
 
 def _input(i: dict) -> Input:
-    return _build(Input, i, exchange=ExchangeKind(i["exchange"]),
+    return build(Input, i, exchange=ExchangeKind(i["exchange"]),
                   partitioning=_partitioning(i["partitioning"]),
                   schema=StructType.fromJson(i["schema"]))
 
 
 def _partitioning(p: dict) -> Partitioning:
-    return _build(Partitioning, p, kind=PartitioningKind(p["kind"]), keys=tuple(p["keys"]),
+    return build(Partitioning, p, kind=PartitioningKind(p["kind"]), keys=tuple(p["keys"]),
                   ordering=tuple(p["ordering"]),
                   members=tuple(_partitioning(m) for m in p["members"]))

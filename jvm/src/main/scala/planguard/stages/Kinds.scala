@@ -1,12 +1,10 @@
 package planguard.stages
 
-import com.fasterxml.jackson.databind.ObjectMapper
-
 /**
  * The words of a stage graph that planguard invents (Spark's own operator names pass through as
- * they are). Each is an enumeration whose value names are the strings sent to Python, which
- * declares the same enumerations in `planguard._stages`; `Kinds.json` lists them all so that a
- * test can compare the two sides.
+ * they are), in this file. Each is an enumeration whose value names are the strings sent to
+ * Python, which declares the same enumerations, under the same names, in `planguard._stages`
+ * (tests/test_shapes.py compares them).
  */
 object StageKind extends Enumeration {
   type StageKind = Value
@@ -52,20 +50,4 @@ object ReadOperator extends Enumeration {
   type ReadOperator = Value
   val ShuffleRead: Value = Value("ShuffleRead")
   val BroadcastRead: Value = Value("BroadcastRead")
-}
-
-object Kinds {
-  private val all = Seq(StageKind, ExchangeKind, PartitioningKind, ReadOperator)
-
-  /** `{"StageKind": ["shuffle map", ...], ...}`: every word the JVM can send, for the test that
-   * Python knows them all. */
-  def json(): String = {
-    val mapper = new ObjectMapper()
-    val o = mapper.createObjectNode()
-    all.foreach { kinds =>
-      val names = o.putArray(kinds.toString)
-      kinds.values.foreach(k => names.add(k.toString))
-    }
-    mapper.writeValueAsString(o)
-  }
 }

@@ -9,9 +9,9 @@ import planguard.schema.SchemaDiff
  * A stage graph as JSON, for Python's `planguard.stages`: each object has exactly the fields of
  * its Python dataclass (`planguard._stages`), under their names, which are the Scala fields' in
  * snake case, so that Python builds each dataclass from its object as it is. Kinds are sent as
- * their names (`Kinds`), schemas as Spark's StructType JSON; `text` and `schema_text` are what
- * the JVM prints (`BoundaryPartitioning.text`, planguard's schema rendering), sent along so that
- * Python prints the same.
+ * their names (the enumerations of Kinds.scala), schemas as Spark's StructType JSON; `text` and
+ * `schema_text` are what the JVM prints (`BoundaryPartitioning.text`, planguard's schema
+ * rendering), sent along so that Python prints the same.
  */
 object StagesJson {
   private val mapper = new ObjectMapper()
