@@ -1,20 +1,15 @@
 """planguard's error conditions, read from the jar's ``planguard/error-conditions.json``, where
 the JVM's errors read them too (``planguard.errors.PlanGuardErrors``): an error Python raises
 itself (BATCH_SCHEMA at the Arrow boundary) has the JVM's message and SQLSTATE."""
-import functools
-import json
 import re
-import zipfile
 
-from planguard._jar import jar_path
+from planguard._jar import resource
 
 _PARAMETER = re.compile(r"<([A-Za-z0-9_]+)>")
 
 
-@functools.lru_cache(maxsize=None)
 def _conditions() -> dict:
-    with zipfile.ZipFile(jar_path()) as jar:
-        return json.loads(jar.read("planguard/error-conditions.json"))
+    return resource("planguard/error-conditions.json")
 
 
 def message(condition: str, parameters: dict) -> str:
