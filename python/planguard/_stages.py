@@ -173,28 +173,28 @@ def graph(query: Union[DataFrame, str], spark: Optional[SparkSession] = None) ->
 
 def from_json(data: dict) -> StageGraph:
     return build(StageGraph, data, stages=tuple(_stage(s) for s in data["stages"]),
-                  notes=tuple(data["notes"]))
+                 notes=tuple(data["notes"]))
 
 
 def _stage(s: dict) -> Stage:
     return build(Stage, s, kind=StageKind(s["kind"]), operators=_operator(s["operators"]),
-                  inputs=tuple(_input(i) for i in s["inputs"]),
-                  output=_partitioning(s["output"]), schema=StructType.fromJson(s["schema"]),
-                  consumers=tuple(s["consumers"]))
+                 inputs=tuple(_input(i) for i in s["inputs"]),
+                 output=_partitioning(s["output"]), schema=StructType.fromJson(s["schema"]),
+                 consumers=tuple(s["consumers"]))
 
 
 def _operator(o: dict) -> Operator:
     return build(Operator, o, children=tuple(_operator(c) for c in o["children"]),
-                  inputs=tuple(o["inputs"]))
+                 inputs=tuple(o["inputs"]))
 
 
 def _input(i: dict) -> Input:
     return build(Input, i, exchange=ExchangeKind(i["exchange"]),
-                  partitioning=_partitioning(i["partitioning"]),
-                  schema=StructType.fromJson(i["schema"]))
+                 partitioning=_partitioning(i["partitioning"]),
+                 schema=StructType.fromJson(i["schema"]))
 
 
 def _partitioning(p: dict) -> Partitioning:
     return build(Partitioning, p, kind=PartitioningKind(p["kind"]), keys=tuple(p["keys"]),
-                  ordering=tuple(p["ordering"]),
-                  members=tuple(_partitioning(m) for m in p["members"]))
+                 ordering=tuple(p["ordering"]),
+                 members=tuple(_partitioning(m) for m in p["members"]))
