@@ -1,7 +1,10 @@
-"""The project's own promises: one Spark version everywhere, docs that list every conf."""
+"""The project's own promises: one Spark version everywhere, docs that list every conf, docs
+tables written by their generator."""
 import json
 import pathlib
 import re
+import subprocess
+import sys
 import zipfile
 
 import pyspark
@@ -25,6 +28,14 @@ def test_every_conf_is_documented_with_its_default():
         for key, entry in confs.items():
             assert f"`{key}`" in text, f"{doc} does not mention {key}"
             assert f"`{entry['default']}`" in text, f"{doc} lacks {key}'s default"
+
+
+def test_generated_docs_are_what_their_generator_writes():
+    """The conf tables of README.md and docs/configuration.md are written from confs.json by
+    dev/gen_docs.py."""
+    run = subprocess.run([sys.executable, str(ROOT / "dev" / "gen_docs.py"), "--check"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr + "run dev/gen_docs.py to rewrite them"
 
 
 def test_ci_runs_the_readme_test_command():

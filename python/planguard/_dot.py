@@ -4,7 +4,7 @@ them."""
 from html import escape
 
 from planguard import _svg, _text
-from planguard._stages import StageGraph
+from planguard._stages import StageGraph, StageKind
 
 
 def _quoted(text: str) -> str:
@@ -25,7 +25,7 @@ def render(graph: StageGraph) -> str:
         for n, (prefix, op) in enumerate(stage.tree()):
             rows.append(f'<tr><td align="left" port="r{n}">'
                         f"{escape(prefix + _text.operator_line(stage, op))}</td></tr>")
-        if stage.kind == "result":
+        if stage.kind == StageKind.RESULT:
             rows.append(f'<tr><td align="left"><font point-size="10">'
                         f"{escape(f'result {stage.output}; schema: {stage.schema_text}')}"
                         f"</font></td></tr>")

@@ -7,6 +7,8 @@ from py4j.java_gateway import is_instance_of
 from pyspark.errors.exceptions import captured
 from pyspark.sql.types import StructType
 
+from planguard import _error_conditions
+
 _VIOLATION_CLASS = "planguard.errors.InvariantViolation"
 
 
@@ -45,7 +47,9 @@ class BatchSchemaViolation(InvariantViolation):
 
     Raised where the batch is checked: in the Python worker that runs the function (Spark then
     fails the query, and the driver raises this class again from the worker's message), or on the
-    driver for ``createDataFrame``. It needs no JVM, so it is built without a Java origin.
+    driver for ``createDataFrame``. It needs no JVM, so it is built without a Java origin; its
+    message and SQLSTATE are those of the JVM's PLANGUARD_BATCH_SCHEMA (the jar's
+    error-conditions.json), with the same message parameters.
 
     Attributes, besides InvariantViolation's (``actual`` is the Arrow schema, as text):
         column: the column (``a``, ``s.x``, ``l[]``) where the batch departs from the schema.
@@ -53,53 +57,50 @@ class BatchSchemaViolation(InvariantViolation):
         actual_type: the column's Arrow type in the batch (``int64``), or what is wrong with it.
     """
 
+    CONDITION = "PLANGUARD_BATCH_SCHEMA"
+    # The line str() adds after the message, from which the driver raises again what a worker
+    # raised: Spark carries a worker's exception back as its traceback's text, and nothing else.
     _DETAILS = "planguard-details: "
 
-    def __init__(self, message: str, details: dict):
+    def __init__(self, parameters: dict, details: dict):
+        message = _error_conditions.message(self.CONDITION, parameters)
         Exception.__init__(self, message)
         self._desc, self._stackTrace, self._cause, self._origin = message, "", None, None
+        self._parameters, self._details = parameters, details
         self.invariant = "BATCH_SCHEMA"
-        self.phase = details["phase"]
-        self.rule = details.get("rule")
+        self.phase = parameters["phase"]
+        self.rule = None if parameters["rule"] == "unknown" else parameters["rule"]
         self.column = details["column"]
         self.declared_type = details["declared_type"]
         self.actual_type = details["actual_type"]
         self.expected = StructType.fromJson(json.loads(details["expected"]))
-        self.actual = details["actual"]
-        self._details = details
-
-    @classmethod
-    def of(cls, details: dict, headline: str, what_to_do: str):
-        """The violation, its message ending with the details the driver parses back."""
-        message = (f"[PLANGUARD_BATCH_SCHEMA] Invariant BATCH_SCHEMA broken in phase "
-                   f"{details['phase']}: {headline} Rule: {details.get('rule') or 'unknown'}.\n"
-                   f"Column: {details['column']}\n"
-                   f"Declared: {details['declared_type']}\n"
-                   f"Actual:   {details['actual_type']}\n"
-                   f"What to do: {what_to_do}\n{cls._DETAILS}{json.dumps(details)}")
-        return cls(message, details)
+        self.actual = parameters["actual"]
 
     @classmethod
     def from_worker(cls, text: str):
         """The violation a Python worker raised, from the message Spark carries back, or None."""
         at = text.rfind(cls._DETAILS) if text else -1
-        if at < 0 or "[PLANGUARD_BATCH_SCHEMA]" not in text:
+        if at < 0 or f"[{cls.CONDITION}]" not in text:
             return None
-        details = json.loads(text[at + len(cls._DETAILS):].splitlines()[0])
-        start = text.rfind("[PLANGUARD_BATCH_SCHEMA]", 0, at)
-        return cls(text[start:at].rstrip() + "\n" + cls._DETAILS + json.dumps(details), details)
+        sent = json.loads(text[at + len(cls._DETAILS):].splitlines()[0])
+        return cls(sent["parameters"], sent["details"])
 
     def __str__(self) -> str:
+        return self._desc + "\n" + self._DETAILS + json.dumps(
+            {"parameters": self._parameters, "details": self._details})
+
+    def getMessage(self) -> str:
+        """The message, as the JVM's error formats it (no details line)."""
         return self._desc
 
     def getCondition(self):
-        return "PLANGUARD_BATCH_SCHEMA"
+        return self.CONDITION
 
     def getMessageParameters(self):
-        return {k: str(v) for k, v in self._details.items()}
+        return dict(self._parameters)
 
     def getSqlState(self):
-        return "XXKPG"
+        return _error_conditions.sql_state(self.CONDITION)
 
 
 def _find_violation(gateway, java_exception):

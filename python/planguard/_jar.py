@@ -27,7 +27,12 @@ def _bundled(folder: str, what: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
+def resource(path: str):
+    """A JSON file of the jar, read once: what the JVM declares, for Python to read the same."""
+    with zipfile.ZipFile(jar_path()) as jar:
+        return json.loads(jar.read(path))
+
+
 def declared_confs() -> dict:
     """The confs declared in the jar's planguard/confs.json: key -> {default, allowed, doc}."""
-    with zipfile.ZipFile(jar_path()) as jar:
-        return json.loads(jar.read("planguard/confs.json"))
+    return resource("planguard/confs.json")

@@ -3,6 +3,7 @@ import json
 
 from pyspark.sql import SparkSession
 
+from planguard import _violations
 from planguard._errors import ConfigurationError, install_error_conversion
 from planguard._jar import declared_confs, jar_path
 
@@ -99,7 +100,8 @@ def violations(spark: SparkSession) -> list:
     """The session's most recent violations (up to 1000), oldest first, as dicts with keys
     id, level, phase, rule, expected, actual, differences, plan, time (ms since the epoch).
     Internal errors of planguard itself appear with id INTERNAL_ERROR."""
-    return json.loads(spark._jvm.planguard.PlanGuard.violationsJson(spark._jsparkSession))
+    return [_violations.read(r) for r in
+            json.loads(spark._jvm.planguard.PlanGuard.violationsJson(spark._jsparkSession))]
 
 
 def violation_count(spark: SparkSession) -> int:

@@ -5,15 +5,16 @@ parsed, analyzed with commands left unexecuted, optimized, planned and prepared;
 its query and its write node, a CTAS its query. No statement produces a row or writes a file.
 Only the setup files (``--setup``) are run: the tables and views the checked SQL reads.
 """
-import json
 import re
 import sys
 
-from planguard import _explain, _sql_text, _stages
+from planguard import _check_report, _explain, _sql_text, _stages
+from planguard._check_report import VerdictStatus
 
 # Exit codes: a lint step fails the build on 1 and 2.
 CLEAN, VIOLATIONS, ERROR = 0, 1, 2
-_MARK = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "off": "OFF", "not applicable": "n/a"}
+_MARK = {VerdictStatus.PASS: "PASS", VerdictStatus.FAIL: "FAIL", VerdictStatus.WARN: "WARN",
+         VerdictStatus.OFF: "OFF", VerdictStatus.NOT_APPLICABLE: "n/a"}
 
 
 class UsageError(Exception):
@@ -74,15 +75,15 @@ def check(args) -> int:
     for statement in statements:
         print(f"{statement.where}  {_headline(statement.sql)}")
         try:
-            report = json.loads(checker.json(spark._jsparkSession, statement.sql))
+            report = _check_report.from_json(checker.json(spark._jsparkSession, statement.sql))
         except Exception as e:  # noqa: BLE001 - a statement that does not plan
             errors += 1
             print(f"  ERROR  {_message(_converted(e))}".replace("\n", "\n         "))
             continue
-        bad = [v for v in report["invariants"]
-               if v["status"] == "fail" or (args.strict and v["status"] == "warn")]
+        bad = [v for v in report.invariants if v.status == VerdictStatus.FAIL
+               or (args.strict and v.status == VerdictStatus.WARN)]
         failed += bool(bad)
-        for verdict in report["invariants"]:
+        for verdict in report.invariants:
             print(_verdict(verdict))
     clean = len(statements) - failed - errors
     print(f"planguard check: {len(statements)} statement{'s' if len(statements) != 1 else ''}: "
@@ -90,11 +91,11 @@ def check(args) -> int:
     return ERROR if errors else VIOLATIONS if failed else CLEAN
 
 
-def _verdict(verdict: dict) -> str:
-    line = f"  {_MARK[verdict['status']]:<5} {verdict['invariant']}"
-    if verdict["reason"] and verdict["status"] != "off":
-        line += f"  ({verdict['reason']})"
-    for v in verdict["violations"]:
+def _verdict(verdict: _check_report.InvariantVerdict) -> str:
+    line = f"  {_MARK[verdict.status]:<5} {verdict.invariant}"
+    if verdict.reason and verdict.status != VerdictStatus.OFF:
+        line += f"  ({verdict.reason})"
+    for v in verdict.violations:
         line += (f"\n          phase {v['phase']}, rule {v['rule'] or 'unknown'}"
                  f"\n          expected: {v['expected']}\n          actual:   {v['actual']}")
         line += "".join(f"\n          {d}" for d in v["differences"])

@@ -1,8 +1,10 @@
 """A query's stages as data: ``planguard.stages(df)``.
 
 The JVM cuts the prepared physical plan at every shuffle, broadcast and subquery
-without executing it (``planguard.stages.StageCutter``); this module turns its JSON into
-dataclasses.
+without executing it (``planguard.stages.StageCutter``); this module turns its JSON
+(``planguard.stages.StagesJson``) into dataclasses, as ``planguard._shapes`` reads every shape;
+the words the JVM invents are the enumerations below, as the JVM declares them
+(``planguard/stages/Kinds.scala``).
 """
 import json
 from dataclasses import dataclass, field
@@ -13,17 +15,51 @@ from pyspark.errors.exceptions import captured
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
+from planguard._shapes import Word, build
+
+
+class StageKind(Word):
+    SHUFFLE_MAP = "shuffle map"  # writes a shuffle
+    BROADCAST = "broadcast"  # is collected and broadcast
+    SUBQUERY = "subquery"  # is collected for another stage's expression
+    RESULT = "result"  # returns the query's rows (or writes them)
+
+
+class ExchangeKind(Word):
+    SHUFFLE = "shuffle"
+    BROADCAST = "broadcast"
+    SCALAR_SUBQUERY = "scalar subquery"
+    DYNAMIC_PRUNING = "dynamic pruning"
+    SUBQUERY = "subquery"
+
+
+class PartitioningKind(Word):
+    HASH_KEYS = "HashKeys"
+    SINGLE = "Single"
+    ROUND_ROBIN = "RoundRobin"
+    RANGE = "Range"
+    BROADCAST = "Broadcast"
+    KEY_GROUPED = "KeyGrouped"
+    COLLECTED = "Collected"  # a subquery's result, on the driver
+    COLLECTION = "Collection"  # several at once, e.g. a join's output: its members
+    UNKNOWN = "Unknown"  # a partitioning of Spark's that planguard does not describe
+
+
+class ReadOperator(Word):
+    """The operator names of the leaves that read another stage's output."""
+
+    SHUFFLE_READ = "ShuffleRead"
+    BROADCAST_READ = "BroadcastRead"
+
 
 @dataclass(frozen=True)
 class Partitioning:
-    """How rows are spread at a stage boundary.
+    """How rows are spread at a stage boundary: ``kind`` is a :class:`PartitioningKind`
+    (``HashKeys``, ``Single``, ``RoundRobin``, ``Range``, ``Broadcast``, ``KeyGrouped``,
+    ``Collected``, ``Collection`` with its ``members``, ``Unknown``); ``text`` is how the JVM
+    prints it (``HashKeys{keys=[k], partitions=4}``)."""
 
-    ``kind`` is ``HashKeys``, ``Single``, ``RoundRobin``, ``Range``, ``Broadcast``,
-    ``KeyGrouped``, ``Unknown``, ``Collected`` (a subquery's result, on the driver) or
-    ``Collection`` (several at once, e.g. a join's output: ``members``).
-    """
-
-    kind: str
+    kind: PartitioningKind
     keys: Tuple[str, ...] = ()
     partitions: Optional[int] = None
     ordering: Tuple[str, ...] = ()
@@ -37,8 +73,9 @@ class Partitioning:
 
 @dataclass(frozen=True)
 class Operator:
-    """An operator of a stage; ``inputs`` are the positions in ``Stage.inputs`` it reads (a
-    ShuffleRead or BroadcastRead leaf reads one; an operator with subqueries reads theirs)."""
+    """An operator of a stage: Spark's operator name, or a :class:`ReadOperator`; ``inputs`` are
+    the positions in ``Stage.inputs`` it reads (a ShuffleRead or BroadcastRead leaf reads one; an
+    operator with subqueries reads theirs)."""
 
     name: str
     args: str
@@ -54,11 +91,12 @@ class Operator:
 
 @dataclass(frozen=True)
 class Input:
-    """An exchange feeding a stage: ``exchange`` is ``shuffle``, ``broadcast``,
-    ``scalar subquery``, ``dynamic pruning`` or ``subquery``; ``from_stage`` produces it;
-    ``schema`` is the rows at the boundary; ``reused`` when another stage reads it too."""
+    """An exchange feeding a stage: ``exchange`` is an :class:`ExchangeKind` (``shuffle``,
+    ``broadcast``, ``scalar subquery``, ``dynamic pruning`` or ``subquery``); ``from_stage``
+    produces it; ``schema`` is the rows at the boundary; ``reused`` when another stage reads it
+    too."""
 
-    exchange: str
+    exchange: ExchangeKind
     partitioning: Partitioning
     from_stage: int
     schema: StructType
@@ -69,12 +107,13 @@ class Input:
 @dataclass(frozen=True)
 class Stage:
     """One stage: the operators that run in one set of tasks, between its inputs and the
-    exchange it writes to. ``kind`` is ``shuffle map``, ``broadcast``, ``subquery`` or
-    ``result``; ``output`` is how it hands its rows on, ``schema`` what they are, ``consumers``
-    the stages that read them."""
+    exchange it writes to. ``kind`` is a :class:`StageKind` (``shuffle map``, ``broadcast``,
+    ``subquery`` or ``result``); ``operators`` is the tree of its operators, from its top;
+    ``output`` is how it hands its rows on, ``schema`` what they are, ``consumers`` the stages
+    that read them."""
 
     id: int
-    kind: str
+    kind: StageKind
     operators: Operator
     inputs: Tuple[Input, ...]
     output: Partitioning
@@ -133,26 +172,29 @@ def graph(query: Union[DataFrame, str], spark: Optional[SparkSession] = None) ->
 
 
 def from_json(data: dict) -> StageGraph:
-    return StageGraph(tuple(_stage(s) for s in data["stages"]), tuple(data["notes"]))
+    return build(StageGraph, data, stages=tuple(_stage(s) for s in data["stages"]),
+                 notes=tuple(data["notes"]))
 
 
 def _stage(s: dict) -> Stage:
-    return Stage(s["id"], s["kind"], _operator(s["root"]), tuple(_input(i) for i in s["inputs"]),
-                 _partitioning(s["output"]), StructType.fromJson(s["schema"]),
-                 tuple(s["consumers"]), s["schema_text"])
+    return build(Stage, s, kind=StageKind(s["kind"]), operators=_operator(s["operators"]),
+                 inputs=tuple(_input(i) for i in s["inputs"]),
+                 output=_partitioning(s["output"]), schema=StructType.fromJson(s["schema"]),
+                 consumers=tuple(s["consumers"]))
 
 
 def _operator(o: dict) -> Operator:
-    return Operator(o["name"], o["args"], tuple(_operator(c) for c in o["children"]),
-                    tuple(o["inputs"]))
+    return build(Operator, o, children=tuple(_operator(c) for c in o["children"]),
+                 inputs=tuple(o["inputs"]))
 
 
 def _input(i: dict) -> Input:
-    return Input(i["exchange"], _partitioning(i["partitioning"]), i["from"],
-                 StructType.fromJson(i["schema"]), i["reused"], i["schema_text"])
+    return build(Input, i, exchange=ExchangeKind(i["exchange"]),
+                 partitioning=_partitioning(i["partitioning"]),
+                 schema=StructType.fromJson(i["schema"]))
 
 
 def _partitioning(p: dict) -> Partitioning:
-    return Partitioning(p["kind"], tuple(p["keys"]), p.get("partitions"), tuple(p["ordering"]),
-                        p.get("coalesced_from"), tuple(_partitioning(m) for m in p["members"]),
-                        p["text"])
+    return build(Partitioning, p, kind=PartitioningKind(p["kind"]), keys=tuple(p["keys"]),
+                 ordering=tuple(p["ordering"]),
+                 members=tuple(_partitioning(m) for m in p["members"]))

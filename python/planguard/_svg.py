@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from planguard import _text
-from planguard._stages import Stage, StageGraph
+from planguard._stages import ExchangeKind, PartitioningKind, Stage, StageGraph, StageKind
 
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 SIZE, CHAR, LINE = 12, 7.3, 17  # operator text: font size, advance of one character, line height
@@ -19,10 +19,10 @@ SMALL, SCHAR, SLINE = 11, 7.05, 15  # tags, schemas, notes
 PAD = 10
 BOX_CHARS, TAG_CHARS, NOTE_CHARS = 64, 42, 120
 TAG_GAP, CURVE_GAP, VGAP, MARGIN = 16, 64, 28, 24
-EDGE = {"shuffle": "#d9730d", "broadcast": "#1f6fb2"}
-SUBQUERY = "#7b4fa6"
-HEADER = {"result": "#2f7d32", "shuffle map": "#4a5a66", "broadcast": "#1f5f8b",
-          "subquery": "#6a3d8f"}
+EDGE = {ExchangeKind.SHUFFLE: "#d9730d", ExchangeKind.BROADCAST: "#1f6fb2"}
+SUBQUERY = "#7b4fa6"  # every other exchange: a subquery's result
+HEADER = {StageKind.RESULT: "#2f7d32", StageKind.SHUFFLE_MAP: "#4a5a66",
+          StageKind.BROADCAST: "#1f5f8b", StageKind.SUBQUERY: "#6a3d8f"}
 
 
 def edge_color(exchange: str) -> str:
@@ -73,7 +73,7 @@ def _box(stage: Stage) -> _Box:
         full = prefix + _text.operator_line(stage, op)
         rows.append((_text.clip(full, BOX_CHARS), full, op.inputs))
     footer = []
-    if stage.kind == "result":
+    if stage.kind == StageKind.RESULT:
         footer.append(_text.clip(f"result {stage.output}", BOX_CHARS))
         footer += _text.wrap(f"schema: {stage.schema_text}", int(BOX_CHARS * CHAR / SCHAR), 3)
     box = _Box(stage, rows, footer)
@@ -88,7 +88,7 @@ def _tag(graph: StageGraph, stage: Stage):
     if handed is None:
         return None
     lines = [handed.exchange]
-    if handed.partitioning.kind != "Collected":
+    if handed.partitioning.kind != PartitioningKind.COLLECTED:
         lines += _text.wrap(str(handed.partitioning), TAG_CHARS, 2)
     lines += _text.wrap(handed.schema_text, TAG_CHARS, 3)
     tag = _Tag(handed.exchange, lines)
@@ -175,7 +175,7 @@ def render(graph: StageGraph) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="{FONT}">',
            "<defs>"]
-    for name, color in list(EDGE.items()) + [("subquery", SUBQUERY)]:
+    for name, color in list(EDGE.items()) + [(ExchangeKind.SUBQUERY, SUBQUERY)]:
         out.append(f'<marker id="arrow-{name}" viewBox="0 0 10 10" refX="9" refY="5" '
                    f'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
                    f'<path d="M0,0 L10,5 L0,10 z" fill="{color}"/></marker>')
@@ -191,7 +191,7 @@ def render(graph: StageGraph) -> str:
     for sid, tag in plan.tags.items():
         out += _tag_elements(plan.boxes[sid], tag)
     x = MARGIN
-    for name, color in list(EDGE.items()) + [("subquery", SUBQUERY)]:
+    for name, color in list(EDGE.items()) + [(ExchangeKind.SUBQUERY, SUBQUERY)]:
         out.append(f'<line x1="{x}" y1="{legend_y + 6}" x2="{x + 26}" y2="{legend_y + 6}" '
                    f'stroke="{color}" stroke-width="2" marker-end="url(#arrow-{name})"/>')
         out.append(_text_element(x + 32, legend_y + 10, name, size=SMALL, fill="#5f6b76"))
@@ -251,7 +251,7 @@ def _edges(graph: StageGraph, plan: _Layout) -> list:
             y1 = source.y + source.height / 2
             x2, y2 = target.x, target.row_y(position)
             bend = max((x2 - x1) / 2, 24)
-            name = i.exchange if i.exchange in EDGE else "subquery"
+            name = i.exchange if i.exchange in EDGE else ExchangeKind.SUBQUERY
             dash = ' stroke-dasharray="6 4"' if i.reused else ""
             out.append(f'<path class="edge" d="M{x1:.1f},{y1:.1f} C{x1 + bend:.1f},{y1:.1f} '
                        f'{x2 - bend:.1f},{y2:.1f} {x2 - 1:.1f},{y2:.1f}" fill="none" '

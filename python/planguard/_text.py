@@ -1,7 +1,8 @@
 """The stage DAG as text: what ``planguard.explain(df)`` prints, and the words the pictures use."""
 import textwrap
 
-from planguard._stages import Input, Operator, Stage, StageGraph
+from planguard._stages import (Input, Operator, PartitioningKind, ReadOperator, Stage,
+                               StageGraph)
 
 
 def clip(text: str, chars: int) -> str:
@@ -33,7 +34,7 @@ def title(stage: Stage) -> str:
 def operator_line(stage: Stage, op: Operator) -> str:
     """An operator as one line; what it reads from other stages is named by stage and exchange."""
     reads = [stage.inputs[i] for i in op.inputs]
-    if op.name in ("ShuffleRead", "BroadcastRead"):
+    if op.name in tuple(ReadOperator):
         i = reads[0]
         return f"{op.name} ◀ stage {i.from_stage}{' (reused)' if i.reused else ''}"
     line = f"{op.name} {op.args}".rstrip()
@@ -44,7 +45,9 @@ def operator_line(stage: Stage, op: Operator) -> str:
 
 def exchange(i: Input) -> str:
     """``shuffle HashKeys{keys=[k], partitions=4}``: the exchange and how it partitions."""
-    return i.exchange if i.partitioning.kind == "Collected" else f"{i.exchange} {i.partitioning}"
+    if i.partitioning.kind == PartitioningKind.COLLECTED:  # a value, not partitioned rows
+        return str(i.exchange)
+    return f"{i.exchange} {i.partitioning}"
 
 
 def handed_on(graph: StageGraph, stage: Stage):

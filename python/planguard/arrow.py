@@ -53,12 +53,25 @@ def _schema(schema) -> T.StructType:
 def _violation(declared: T.StructType, arrow_schema, column: str, actual: str, rule: str,
                source: str):
     field = _field(declared, column)
-    details = {"phase": PHASE, "rule": rule, "column": column,
-               "declared_type": types.spark_sql(field.dataType) if field else "(not declared)",
-               "actual_type": actual, "expected": declared.json(),
-               "actual": str(arrow_schema).replace("\n", ", ")}
-    return BatchSchemaViolation.of(
-        details, f"a batch that {source} does not have the declared schema.", _WHAT_TO_DO)
+    declared_type = types.spark_sql(field.dataType) if field else "(not declared)"
+    # The JVM's BATCH_SCHEMA parameters (planguard.errors.InvariantViolation), for Arrow batches.
+    parameters = {"phase": PHASE, "comparison": f"a batch that {source}, against the declared "
+                  "schema", "rule": rule or "unknown",
+                  "expected": _render(declared),
+                  "actual": str(arrow_schema).replace("\n", ", "),
+                  "differences": f"{column}: declared {declared_type}, actual {actual}",
+                  "advice": _WHAT_TO_DO}
+    details = {"column": column, "declared_type": declared_type, "actual_type": actual,
+               "expected": declared.json()}
+    return BatchSchemaViolation(parameters, details)
+
+
+def _render(schema: T.StructType) -> str:
+    """A schema as the JVM's errors print it (planguard.schema.SchemaDiff.render)."""
+    if not schema.fields:
+        return "(no columns)"
+    return ", ".join(f"{f.name} {types.spark_sql(f.dataType)}{'' if f.nullable else ' NOT NULL'}"
+                     for f in schema.fields)
 
 
 def _field(declared: T.StructType, column: str):

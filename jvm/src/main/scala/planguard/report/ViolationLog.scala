@@ -43,18 +43,7 @@ object ViolationLog {
   def count(session: SparkSession): Long =
     Option(logs.get(session)).map(log => log.synchronized(log.total)).getOrElse(0L)
 
-  /** The records as a JSON array of objects, for Python. */
-  def json(session: SparkSession): String = {
-    val mapper = new ObjectMapper()
-    val array = mapper.createArrayNode()
-    records(session).foreach { r =>
-      val o = array.addObject()
-      o.put("id", r.id).put("level", r.level).put("phase", r.phase)
-        .put("rule", r.rule.orNull).put("expected", r.expected).put("actual", r.actual)
-        .put("plan", r.plan).put("time", r.time)
-      val differences = o.putArray("differences")
-      r.differences.foreach(d => differences.add(d))
-    }
-    mapper.writeValueAsString(array)
-  }
+  /** The records as a JSON array, for Python (`ViolationRecordJson` writes each). */
+  def json(session: SparkSession): String =
+    new ObjectMapper().writeValueAsString(records(session).asJava)
 }

@@ -6,18 +6,18 @@ import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.execution.joins.HashedRelationBroadcastMode
 
 import planguard.shims.KeyGrouped
+import planguard.stages.{PartitioningKind => Kind}
 
 /**
  * How rows are spread at a stage boundary, in the terms of docs/stages.md:
  * `HashKeys{keys, partitions}`, `Single`, `RoundRobin`, `Range{ordering, partitions}`,
- * `Broadcast`, and Spark's others (`KeyGrouped`, `Unknown`, `Collected` for a subquery's result
- * on the driver, `Collection` for an operator partitioned several ways at once, a join's).
+ * `Broadcast`, and the others of `PartitioningKind`.
  *
  * @param coalescedFrom with adaptive execution, the partition count the shuffle wrote before its
  *                      read coalesced them into `partitions`
  */
 final case class BoundaryPartitioning(
-    kind: String,
+    kind: Kind.PartitioningKind,
     keys: Seq[String] = Nil,
     partitions: Option[Int] = None,
     ordering: Seq[String] = Nil,
@@ -27,33 +27,38 @@ final case class BoundaryPartitioning(
   /** `HashKeys{keys=[k], partitions=4}`: what explain prints on an exchange. */
   def text: String = {
     val fields = Seq(
-      if (keys.nonEmpty || kind == "HashKeys") Some(keys.mkString("keys=[", ", ", "]")) else None,
+      if (keys.nonEmpty || kind == Kind.HashKeys) Some(keys.mkString("keys=[", ", ", "]"))
+      else None,
       if (ordering.nonEmpty) Some(ordering.mkString("ordering=[", ", ", "]")) else None,
       partitions.map(n => s"partitions=$n" + coalescedFrom.fold("")(m => s" (coalesced from $m)")))
       .flatten
     if (members.nonEmpty) members.map(_.text).mkString(" = ")
-    else if (fields.isEmpty || kind == "Single") kind
+    else if (fields.isEmpty || kind == Kind.Single) kind.toString
     else fields.mkString(s"$kind{", ", ", "}")
   }
 }
 
 object BoundaryPartitioning {
-  val Collected: BoundaryPartitioning = BoundaryPartitioning("Collected")
+  val CollectedResult: BoundaryPartitioning = BoundaryPartitioning(Kind.Collected)
 
   def of(p: Partitioning): BoundaryPartitioning = p match {
-    case HashPartitioning(exprs, n) => BoundaryPartitioning("HashKeys", exprs.map(sql), Some(n))
+    case HashPartitioning(exprs, n) =>
+      BoundaryPartitioning(Kind.HashKeys, exprs.map(sql), Some(n))
     case CoalescedHashPartitioning(HashPartitioning(exprs, n), parts) =>
-      BoundaryPartitioning("HashKeys", exprs.map(sql), Some(parts.size), coalescedFrom = Some(n))
-    case SinglePartition => BoundaryPartitioning("Single", partitions = Some(1))
-    case RoundRobinPartitioning(n) => BoundaryPartitioning("RoundRobin", partitions = Some(n))
+      BoundaryPartitioning(Kind.HashKeys, exprs.map(sql), Some(parts.size),
+        coalescedFrom = Some(n))
+    case SinglePartition => BoundaryPartitioning(Kind.Single, partitions = Some(1))
+    case RoundRobinPartitioning(n) =>
+      BoundaryPartitioning(Kind.RoundRobin, partitions = Some(n))
     case RangePartitioning(ordering, n) =>
-      BoundaryPartitioning("Range", ordering = ordering.map(sql), partitions = Some(n))
+      BoundaryPartitioning(Kind.Range, ordering = ordering.map(sql), partitions = Some(n))
     case BroadcastPartitioning(mode) => broadcast(mode, Nil)
     case k @ KeyGrouped(expressions) =>
-      BoundaryPartitioning("KeyGrouped", expressions.map(sql), Some(k.numPartitions))
+      BoundaryPartitioning(Kind.KeyGrouped, expressions.map(sql), Some(k.numPartitions))
     case PartitioningCollection(all) =>
-      BoundaryPartitioning("Collection", members = all.map(of), partitions = all.headOption.map(_.numPartitions))
-    case other => BoundaryPartitioning("Unknown", partitions = Some(other.numPartitions))
+      BoundaryPartitioning(Kind.Collection, members = all.map(of),
+        partitions = all.headOption.map(_.numPartitions))
+    case other => BoundaryPartitioning(Kind.Unknown, partitions = Some(other.numPartitions))
   }
 
   /**
@@ -62,10 +67,10 @@ object BoundaryPartitioning {
    */
   def broadcast(mode: BroadcastMode, output: Seq[Attribute]): BoundaryPartitioning = mode match {
     case HashedRelationBroadcastMode(keys, _) =>
-      BoundaryPartitioning("Broadcast", keys.map(k => sql(k.transform {
+      BoundaryPartitioning(Kind.Broadcast, keys.map(k => sql(k.transform {
         case b: BoundReference if b.ordinal < output.size => output(b.ordinal)
       })))
-    case _ => BoundaryPartitioning("Broadcast")
+    case _ => BoundaryPartitioning(Kind.Broadcast)
   }
 
   private def sql(e: Expression): String = toPrettySQL(e)

@@ -3,22 +3,26 @@ package planguard.stages
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.types.StructType
 
+import planguard.stages.ExchangeKind.ExchangeKind
+import planguard.stages.StageKind.StageKind
+
 /**
  * One stage of a query: the operators that run in one set of tasks, between the exchanges that
  * feed it (shuffle reads, broadcasts, subquery results) and the exchange it writes to: a shuffle
  * read cuts the plan.
  *
- * @param kind `shuffle map` (writes a shuffle), `broadcast` (is collected and broadcast),
- *             `subquery` (is collected for another stage's expression) or `result`
- * @param root the stage's operators, from its top; a read of an input is a leaf
+ * The field names of this file's classes are those of the JSON (`StagesJson`) and of Python's
+ * dataclasses (`planguard._stages`), there in snake case.
+ *
+ * @param operators the stage's operators, a tree from its top; a read of an input is a leaf
  * @param output how the stage's rows are partitioned when it hands them on
  * @param schema the rows it hands on
  * @param consumers the stages that read its output (more than one when an exchange is reused)
  */
 final case class Stage(
     id: Int,
-    kind: String,
-    root: StageOperator,
+    kind: StageKind,
+    operators: StageOperator,
     inputs: Seq[StageInput],
     output: BoundaryPartitioning,
     schema: StructType,
@@ -27,16 +31,15 @@ final case class Stage(
 /**
  * An exchange that feeds a stage.
  *
- * @param exchange `shuffle`, `broadcast`, `scalar subquery`, `dynamic pruning` or `subquery`
- * @param from the stage that produces it
+ * @param fromStage the stage that produces it
  * @param schema the rows at the boundary, as the consumer sees them
  * @param reused true when the consumer reads an exchange that another consumer reads too
  *               (ReusedExchange, ReusedSubquery): it runs once
  */
 final case class StageInput(
-    exchange: String,
+    exchange: ExchangeKind,
     partitioning: BoundaryPartitioning,
-    from: Int,
+    fromStage: Int,
     schema: StructType,
     reused: Boolean)
 
@@ -63,8 +66,8 @@ final case class StageGraph(stages: Seq[Stage], notes: Seq[String]) {
   def withCommandOnTop(command: SparkPlan): StageGraph = {
     val last = stages.last
     val top = StageOperator(OperatorText.name(command), OperatorText.args(command),
-      Seq(last.root), Nil)
-    StageGraph(stages.init :+ last.copy(root = top, schema = new StructType()),
+      Seq(last.operators), Nil)
+    StageGraph(stages.init :+ last.copy(operators = top, schema = new StructType()),
       notes :+ s"${command.nodeName} plans its query when it runs: these are the stages of " +
         "its query, planned on its own")
   }

@@ -15,6 +15,7 @@ import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExc
 
 import planguard.exec.CheckBatchSchemaExec
 import planguard.shims.{DynamicPruning, ResultStage}
+import planguard.stages.StageKind.StageKind
 
 /**
  * Cuts a prepared physical plan into its stages, without executing anything: at every shuffle
@@ -37,15 +38,15 @@ private final class StageCutter {
   private val notes = mutable.LinkedHashSet.empty[String]
 
   def graph(plan: SparkPlan): StageGraph = {
-    stage(plan, "result", None)
-    val consumers = stages.toSeq.flatMap(s => s.inputs.map(_.from -> s.id)).groupBy(_._1)
+    stage(plan, StageKind.Result, None)
+    val consumers = stages.toSeq.flatMap(s => s.inputs.map(_.fromStage -> s.id)).groupBy(_._1)
       .map { case (from, pairs) => from -> pairs.map(_._2) }
     StageGraph(stages.toSeq.map(s => s.copy(consumers = consumers.getOrElse(s.id, Nil).distinct)),
       notes.toSeq)
   }
 
   /** Adds the stage whose top operator is `top`, after the stages that feed it; its id. */
-  private def stage(top: SparkPlan, kind: String, output: Option[BoundaryPartitioning]): Int = {
+  private def stage(top: SparkPlan, kind: StageKind, output: Option[BoundaryPartitioning]): Int = {
     val inputs = mutable.ArrayBuffer.empty[StageInput]
     val root = operator(top, inputs)
     val visible = unwrap(top)
@@ -61,8 +62,10 @@ private final class StageCutter {
     read(node) match {
       case Some(input) =>
         inputs += input
-        val name = if (input.exchange == "shuffle") "ShuffleRead" else "BroadcastRead"
-        StageOperator(name, s"stage ${input.from}${if (input.reused) ", reused" else ""}", Nil,
+        val name = if (input.exchange == ExchangeKind.Shuffle) ReadOperator.ShuffleRead
+          else ReadOperator.BroadcastRead
+        StageOperator(name.toString,
+          s"stage ${input.fromStage}${if (input.reused) ", reused" else ""}", Nil,
           Seq(inputs.size - 1))
       case None =>
         val subqueries = node.expressions.flatMap(_.collect { case s: ExecSubqueryExpression => s })
@@ -101,23 +104,25 @@ private final class StageCutter {
     case r: ReusedExchangeExec => read(r.child).map(_.copy(schema = r.schema, reused = true))
     case s: ShuffleExchangeLike =>
       val partitioning = BoundaryPartitioning.of(s.outputPartitioning)
-      Some(StageInput("shuffle", partitioning, producer(s, s.child, "shuffle map", partitioning),
+      Some(StageInput(ExchangeKind.Shuffle, partitioning,
+        producer(s, s.child, StageKind.ShuffleMap, partitioning),
         s.schema, reused = false))
     case b: BroadcastExchangeLike =>
       val partitioning = b.outputPartitioning match {
         case BroadcastPartitioning(mode) => BoundaryPartitioning.broadcast(mode, b.child.output)
         case other => BoundaryPartitioning.of(other)
       }
-      Some(StageInput("broadcast", partitioning, producer(b, b.child, "broadcast", partitioning),
+      Some(StageInput(ExchangeKind.Broadcast, partitioning,
+        producer(b, b.child, StageKind.Broadcast, partitioning),
         b.schema, reused = false))
     case _ => None
   }
 
   private def subqueryInput(s: ExecSubqueryExpression): StageInput = {
     val exchange = s match {
-      case _: ScalarSubquery => "scalar subquery"
-      case i: InSubqueryExec if DynamicPruning.is(i) => "dynamic pruning"
-      case _ => "subquery"
+      case _: ScalarSubquery => ExchangeKind.ScalarSubquery
+      case i: InSubqueryExec if DynamicPruning.is(i) => ExchangeKind.DynamicPruning
+      case _ => ExchangeKind.Subquery
     }
     val (plan, reused) = s.plan match {
       case r: ReusedSubqueryExec => (r.child, true)
@@ -129,11 +134,12 @@ private final class StageCutter {
       case SubqueryExec(_, child, _) => child
       case other => other
     }
-    StageInput(exchange, BoundaryPartitioning.Collected,
-      producer(plan, top, "subquery", BoundaryPartitioning.Collected), s.plan.schema, reused)
+    StageInput(exchange, BoundaryPartitioning.CollectedResult,
+      producer(plan, top, StageKind.Subquery, BoundaryPartitioning.CollectedResult), s.plan.schema,
+      reused)
   }
 
-  private def producer(boundary: SparkPlan, top: SparkPlan, kind: String,
+  private def producer(boundary: SparkPlan, top: SparkPlan, kind: StageKind,
       output: BoundaryPartitioning): Int = {
     val known = producers.get(boundary)
     if (known != null) known.intValue

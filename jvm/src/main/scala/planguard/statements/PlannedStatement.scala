@@ -19,18 +19,17 @@ import planguard.stages.{StageCutter, StageGraph}
  * Preparation runs inside a SQL execution of its own, as an action's would, so that every check
  * finds the query it belongs to; the execution runs no job.
  *
- * @param kind `query`, `write` or `command` (neither: SET, SHOW, CREATE VIEW, ...)
  * @param prepared the statement's prepared physical plan
  * @param query the prepared plan of the query a command plans only when it runs
  */
 final case class PlannedStatement(
     analyzed: LogicalPlan,
-    kind: String,
+    kind: StatementKind.StatementKind,
     prepared: SparkPlan,
     query: Option[SparkPlan]) {
 
   /** True when planning went through a query: the planning invariants applied. */
-  def plannedAQuery: Boolean = kind != "command"
+  def plannedAQuery: Boolean = kind != StatementKind.Command
 
   def stages: StageGraph = query match {
     case Some(q) => StageCutter(q).withCommandOnTop(prepared)
@@ -46,9 +45,9 @@ object PlannedStatement {
     qe.assertAnalyzed()
     val written = WrittenQuery(qe.analyzed)
     val kind = qe.analyzed match {
-      case _ if written.isDefined => "write"
-      case _: Command => "command"
-      case _ => "query"
+      case _ if written.isDefined => StatementKind.Write
+      case _: Command => StatementKind.Command
+      case _ => StatementKind.Query
     }
     val prepared = prepare(qe)
     // A command planned as a leaf plans its query when it runs.

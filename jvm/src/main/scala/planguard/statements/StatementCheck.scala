@@ -2,7 +2,9 @@ package planguard.statements
 
 import java.util.{Collections, IdentityHashMap}
 
-import com.fasterxml.jackson.databind.ObjectMapper
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.internal.SQLConf
 
@@ -14,11 +16,12 @@ import planguard.report.{ViolationLog, ViolationRecord}
 /**
  * Every invariant's verdict on one SQL statement, planned and never run (PlannedStatement), for
  * `planguard check`: `pass`, `fail` or `warn` (a violation, at the level the session's confs give
- * it), `off` (switched off), or `not applicable` with the reason.
+ * it), `off` (switched off), or `not applicable` with the reason. Its JSON (`StatementCheck.json`)
+ * has exactly these fields, as Python's `planguard._sql_commands.Verdict` has.
  */
 final case class InvariantVerdict(
     invariant: String,
-    status: String,
+    status: VerdictStatus.VerdictStatus,
     reason: String,
     violations: Seq[ViolationRecord])
 
@@ -41,19 +44,21 @@ object StatementCheck {
       val level = if (PlanGuardConf.enabled(conf)) {
         PlanGuardConf.levels(conf)(invariant, Level.Fail)
       } else Level.Off
-      if (inapplicable.nonEmpty) InvariantVerdict(invariant.id, "not applicable", inapplicable, Nil)
-      else if (level == Level.Off) InvariantVerdict(invariant.id, "off", "switched off", Nil)
-      else if (mine.exists(_.level == Level.Fail.name)) {
-        InvariantVerdict(invariant.id, "fail", "", mine)
-      } else if (mine.nonEmpty) InvariantVerdict(invariant.id, "warn", "", mine)
-      else InvariantVerdict(invariant.id, "pass", "", Nil)
+      if (inapplicable.nonEmpty) {
+        InvariantVerdict(invariant.id, VerdictStatus.NotApplicable, inapplicable, Nil)
+      } else if (level == Level.Off) {
+        InvariantVerdict(invariant.id, VerdictStatus.Off, "switched off", Nil)
+      } else if (mine.exists(_.level == Level.Fail.name)) {
+        InvariantVerdict(invariant.id, VerdictStatus.Fail, "", mine)
+      } else if (mine.nonEmpty) InvariantVerdict(invariant.id, VerdictStatus.Warn, "", mine)
+      else InvariantVerdict(invariant.id, VerdictStatus.Pass, "", Nil)
     })
   }
 
   private def notApplicable(invariant: Invariant, statement: PlannedStatement): String =
     invariant match {
       case Invariant.BatchSchema => "checks rows when the statement runs; check only plans it"
-      case Invariant.Naming if statement.kind != "write" => "not a write"
+      case Invariant.Naming if statement.kind != StatementKind.Write => "not a write"
       case Invariant.Naming if PersistedColumns(statement.analyzed).isEmpty =>
         "a write into an existing table stores the table's names"
       case Invariant.UniqueField | Invariant.Naming => ""
@@ -61,22 +66,20 @@ object StatementCheck {
       case _ => ""
     }
 
-  /** The verdicts as JSON, with the statement's kind, for Python's `planguard check`. */
+  /**
+   * The verdicts as JSON, with the statement's kind, for Python's `planguard check`
+   * (`planguard._sql_commands.CheckReport`: the same fields, under the same names).
+   */
   def json(session: SparkSession, sql: String): String = {
     val (statement, verdicts) = apply(session, sql)
     val mapper = new ObjectMapper()
-    val o = mapper.createObjectNode().put("kind", statement.kind)
+    val o = mapper.createObjectNode().put("kind", statement.kind.toString)
     val array = o.putArray("invariants")
     verdicts.foreach { v =>
-      val n = array.addObject().put("invariant", v.invariant).put("status", v.status)
+      val n = array.addObject().put("invariant", v.invariant).put("status", v.status.toString)
         .put("reason", v.reason)
-      val violations = n.putArray("violations")
-      v.violations.foreach { r =>
-        val x = violations.addObject().put("level", r.level).put("phase", r.phase)
-          .put("rule", r.rule.orNull).put("expected", r.expected).put("actual", r.actual)
-        val differences = x.putArray("differences")
-        r.differences.foreach(d => differences.add(d))
-      }
+      // Each record as ViolationRecordJson writes it.
+      n.set[JsonNode]("violations", mapper.valueToTree[JsonNode](v.violations.asJava))
     }
     mapper.writeValueAsString(o)
   }
