@@ -3,6 +3,7 @@ package planguard
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
 
+import planguard.contract.Phase
 import planguard.errors.InvariantViolation
 import planguard.testing._
 

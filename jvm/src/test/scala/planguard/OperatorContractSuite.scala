@@ -5,6 +5,7 @@ import java.nio.file.Files
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, sum}
 
+import planguard.contract.Phase
 import planguard.errors.InvariantViolation
 import planguard.report.ViolationLog
 import planguard.testing._

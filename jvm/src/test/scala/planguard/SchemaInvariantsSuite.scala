@@ -2,6 +2,7 @@ package planguard
 
 import org.apache.spark.sql.functions.col
 
+import planguard.contract.Phase
 import planguard.errors.InvariantViolation
 import planguard.report.ViolationLog
 import planguard.testing._

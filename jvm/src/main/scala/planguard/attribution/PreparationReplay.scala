@@ -7,6 +7,8 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ApplyColumnarRulesAndInsertTransitions, SparkPlan}
 import org.apache.spark.sql.execution.planguard.PreparationRules
 
+import planguard.report.Guarded
+
 /**
  * Names the physical rule that broke a contract by replaying preparation rule by rule on the
  * planned plan and checking after each one: Spark's preparation rules with the adaptive
@@ -14,14 +16,6 @@ import org.apache.spark.sql.execution.planguard.PreparationRules
  * violation was found.
  */
 object PreparationReplay {
-
-  private val replaying = ThreadLocal.withInitial[java.lang.Boolean](() => false)
-
-  /**
-   * True while this thread replays: preparing subqueries runs planguard's own rules again, which
-   * must then neither check nor report.
-   */
-  def active: Boolean = replaying.get
 
   /** "RuleName (kind)" of the first rule after which `broken` holds, where replay finds it. */
   def firstBreakingRule(session: SparkSession, planned: SparkPlan)(
@@ -45,10 +39,8 @@ object PreparationReplay {
   private def steps(session: SparkSession, planned: SparkPlan)
       : Iterator[(SparkPlan, Option[String])] =
     rules(session).scanLeft(planned -> Option.empty[String]) { case ((plan, _), (rule, kind)) =>
-      val next = try {
-        replaying.set(true)
-        rule(plan)
-      } catch { case NonFatal(_) => plan } finally replaying.set(false)
+      // Preparing subqueries runs planguard's own rules again: they must not check then.
+      val next = try Guarded.suspended(rule(plan)) catch { case NonFatal(_) => plan }
       next -> Some(s"${rule.ruleName} ($kind)")
     }
 

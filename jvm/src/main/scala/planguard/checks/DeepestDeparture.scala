@@ -2,7 +2,7 @@ package planguard.checks
 
 import org.apache.spark.sql.execution.SparkPlan
 
-import planguard.{Departure, PlanDeparture}
+import planguard.contract.{Departure, PlanDeparture}
 
 /**
  * Runs per-operator contracts over a physical plan, children first, and returns each contract's

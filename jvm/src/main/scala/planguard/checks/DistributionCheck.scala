@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, BroadcastDistrib
   StatefulOpClusteredDistribution, UnspecifiedDistribution}
 import org.apache.spark.sql.execution.SparkPlan
 
-import planguard.{Departure, PlanDeparture}
+import planguard.contract.{Departure, PlanDeparture}
 
 /**
  * DISTRIBUTION: every operator gets its input as it requires.

@@ -16,7 +16,7 @@ import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.execution.joins.BaseJoinExec
 import org.apache.spark.sql.types.StructType
 
-import planguard.{Departure, PlanDeparture}
+import planguard.contract.{Departure, PlanDeparture}
 import planguard.schema.{LogicalTypes, SchemaDiff}
 import planguard.shims.SingleJoin
 

@@ -2,7 +2,7 @@ package planguard.conf
 
 import org.apache.spark.sql.internal.SQLConf
 
-import planguard.Invariant
+import planguard.contract.{Invariant, Level}
 
 /**
  * The invariants' levels as one rule reads them from `conf`: each invariant's own key when it is

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.planguard.SqlConfKeys
 
-import planguard.Invariant
+import planguard.contract.{Invariant, Level}
 import planguard.errors.PlanGuardErrors
 
 /** One configuration key, as declared in `planguard/confs.json`. */

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.types.StructType
 
-import planguard.{Departure, Invariant, Phase}
+import planguard.contract.{Departure, Invariant, Phase}
 import planguard.schema.SchemaDiff
 import planguard.shims.ConditionThrowable
 

@@ -7,8 +7,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.slf4j.LoggerFactory
 
-import planguard.{Invariant, Phase}
 import planguard.checks.BatchSchemaCheck
+import planguard.contract.{Invariant, Phase}
 import planguard.errors.InvariantViolation
 import planguard.schema.SchemaDiff
 

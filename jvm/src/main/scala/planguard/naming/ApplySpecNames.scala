@@ -11,8 +11,8 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.slf4j.LoggerFactory
 
-import planguard.Guarded
 import planguard.conf.PlanGuardConf
+import planguard.report.Guarded
 import planguard.shims.ExtensionPoints
 
 /**

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.catalyst.trees.TreePattern.{ALIAS, UNRESOLVED_ALIAS}
 import org.apache.spark.sql.catalyst.util.AUTO_GENERATED_ALIAS
 
-import planguard.Guarded
+import planguard.report.Guarded
 
 /**
  * Which output names Spark generated from an expression, as opposed to names the user wrote.

@@ -7,8 +7,8 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.TreePattern.UNRESOLVED_HINT
 import org.apache.spark.sql.types.IntegerType
 
-import planguard.Guarded
 import planguard.errors.PlanGuardErrors
+import planguard.report.Guarded
 
 /**
  * Resolves `/*+ PLANGUARD_PARTITIONS(n) */`: the exchanges planguard's planner emits for the query

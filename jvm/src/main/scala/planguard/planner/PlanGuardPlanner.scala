@@ -4,8 +4,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, ReturnAnswer}
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 
-import planguard.Guarded
 import planguard.conf.PlanGuardConf
+import planguard.report.Guarded
 
 /**
  * planguard's planner (spark.planguard.planner.enabled): plans aggregations and equi-joins with

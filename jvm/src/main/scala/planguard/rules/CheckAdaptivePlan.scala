@@ -5,10 +5,11 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.QueryStageExec
 
-import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution}
 import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck}
 import planguard.conf.PlanGuardConf
+import planguard.contract.{Invariant, Phase}
+import planguard.report.{Guarded, Violations}
 import planguard.schema.LogicalTypes
 
 /**

@@ -4,10 +4,11 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 
-import planguard.{Guarded, Invariant, Phase, Violations}
 import planguard.checks.{NamingCheck, PersistedColumns}
-import planguard.conf.{Level, PlanGuardConf}
+import planguard.conf.PlanGuardConf
+import planguard.contract.{Invariant, Level, Phase}
 import planguard.naming.ApplySpecNames
+import planguard.report.{Guarded, Violations}
 
 /**
  * NAMING on each analyzed write command: at analysis, so that a failing write writes nothing.

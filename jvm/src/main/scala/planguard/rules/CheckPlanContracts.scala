@@ -3,10 +3,11 @@ package planguard.rules
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.SparkPlan
 
-import planguard.{Departure, Invariant, Violations}
 import planguard.attribution.PreparationReplay
 import planguard.checks.{DeepestDeparture, DistributionCheck, OperatorContractCheck}
-import planguard.conf.{Level, Levels}
+import planguard.conf.Levels
+import planguard.contract.{Departure, Invariant, Level}
+import planguard.report.Violations
 
 /**
  * DISTRIBUTION and OPERATOR_CONTRACT, on any prepared physical plan: a query's, a subquery's, an

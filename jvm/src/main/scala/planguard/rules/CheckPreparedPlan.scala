@@ -5,12 +5,12 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
-import planguard.{Guarded, Invariant, Phase, Violations}
-import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution,
-  StrategyAttribution}
+import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution, StrategyAttribution}
 import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck, PlanningSchemaCheck,
   UniqueFieldCheck}
 import planguard.conf.PlanGuardConf
+import planguard.contract.{Invariant, Phase}
+import planguard.report.{Guarded, Violations}
 import planguard.schema.LogicalTypes
 
 /**

@@ -8,8 +8,8 @@ import org.apache.spark.sql.execution.datasources.v2.V2CommandExec
 import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.internal.SQLConf
 
-import planguard.Invariant
-import planguard.conf.{Level, Levels, PlanGuardConf}
+import planguard.conf.{Levels, PlanGuardConf}
+import planguard.contract.{Invariant, Level}
 import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
 
 /**

@@ -4,7 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.types.{StructField, StructType}
 
-import planguard.Departure
+import planguard.contract.Departure
 
 /**
  * The field-by-field difference between the schema a contract expects and the one a plan has.

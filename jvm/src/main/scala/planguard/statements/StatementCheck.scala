@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.internal.SQLConf
 
-import planguard.{Invariant, Violations}
 import planguard.checks.PersistedColumns
-import planguard.conf.{Level, PlanGuardConf}
-import planguard.report.{ViolationLog, ViolationRecord}
+import planguard.conf.PlanGuardConf
+import planguard.contract.{Invariant, Level}
+import planguard.report.{ViolationLog, ViolationRecord, Violations}
 
 /**
  * Every invariant's verdict on one SQL statement, planned and never run (PlannedStatement), for

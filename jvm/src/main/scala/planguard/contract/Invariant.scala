@@ -1,6 +1,5 @@
-package planguard
+package planguard.contract
 
-import planguard.conf.Level
 
 /** A planning contract planguard checks; its id appears in every error, log line and doc. */
 sealed abstract class Invariant(val id: String) extends Serializable {

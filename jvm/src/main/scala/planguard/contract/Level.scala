@@ -1,4 +1,4 @@
-package planguard.conf
+package planguard.contract
 
 /** What a broken invariant does to the query. */
 sealed abstract class Level(val name: String, private val severity: Int) {

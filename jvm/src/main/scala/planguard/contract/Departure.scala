@@ -1,4 +1,4 @@
-package planguard
+package planguard.contract
 
 /**
  * How a plan departs from a contract, as an error shows it: what was expected, what the plan has,

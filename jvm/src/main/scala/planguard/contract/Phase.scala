@@ -1,4 +1,4 @@
-package planguard
+package planguard.contract
 
 /** Where in Spark's query lifecycle a check ran; named in every violation. */
 object Phase {

@@ -1,4 +1,4 @@
-package planguard
+package planguard.report
 
 import scala.util.DynamicVariable
 
@@ -6,9 +6,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.trees.TreeNode
 import org.slf4j.LoggerFactory
 
-import planguard.conf.{Level, Levels}
+import planguard.conf.Levels
+import planguard.contract.{Departure, Invariant, Level}
 import planguard.errors.InvariantViolation
-import planguard.report.{ViolationLog, ViolationRecord}
 
 /** Turns a broken invariant into what its level asks for: an error, a warning, or nothing. */
 object Violations {

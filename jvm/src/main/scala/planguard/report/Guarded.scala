@@ -1,4 +1,4 @@
-package planguard
+package planguard.report
 
 import scala.util.control.NonFatal
 
@@ -6,9 +6,7 @@ import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
 
-import planguard.attribution.PreparationReplay
 import planguard.conf.PlanGuardConf
-import planguard.report.{ViolationLog, ViolationRecord}
 import planguard.shims.ErrorCondition
 
 /**
@@ -19,9 +17,19 @@ import planguard.shims.ErrorCondition
 object Guarded {
   private val log = LoggerFactory.getLogger("planguard")
 
-  // A replay of Spark's preparation (attribution) must not check, nor record, anything again.
+  private val suspendedHere = ThreadLocal.withInitial[java.lang.Boolean](() => false)
+
   def apply(session: SparkSession, what: String)(checks: => Unit): Unit =
-    if (!PreparationReplay.active) orElse(session, what, ())(checks)
+    if (!suspendedHere.get) orElse(session, what, ())(checks)
+
+  /**
+   * `body` with this thread's checks suspended: for a replay of Spark's preparation
+   * (attribution), which must not check, nor record, anything again.
+   */
+  def suspended[T](body: => T): T = {
+    suspendedHere.set(true)
+    try body finally suspendedHere.set(false)
+  }
 
   /** As `apply`, for a step that produces a value: `fallback` when disabled or on a bug. */
   def orElse[T](session: SparkSession, what: String, fallback: => T)(step: => T): T = {
