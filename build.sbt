@@ -53,8 +53,8 @@ val sparkJavaModuleOptions = Seq(
 /**
  * Until the Python package bundles one jar per line, setup.py and tests/conftest.py read the
  * default line's jars at their former paths, target/planguard-<version>.jar,
- * target/planguard-demo-<version>.jar and target/planguard-tests.jar: the default line copies
- * its jars there too.
+ * target/planguard-tools-<version>.jar, target/planguard-demo-<version>.jar and
+ * target/planguard-tests.jar: the default line copies its jars there too.
  */
 def formerPath(jar: File, base: File, name: String): File = {
   if (sparkLine.line == defaultLine) IO.copyFile(jar, base / "target" / name)
@@ -72,7 +72,7 @@ lazy val onTheLine = Seq(
   libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkLine.spark % Provided)
 
 lazy val planguard = (project in file("."))
-  .aggregate(demo)
+  .aggregate(LocalProject("tools"), demo)
   .settings(onTheLine)
   .settings(
     name := "planguard",
@@ -110,3 +110,17 @@ lazy val demo = (project in file("jvm/demo"))
       target.value / s"planguard-demo-${sparkLine.suffix}-${version.value}.jar",
     Compile / packageBin := formerPath((Compile / packageBin).value,
       (ThisBuild / baseDirectory).value, s"planguard-demo-${version.value}.jar"))
+
+// The tooling a user opts into, in a jar of its own beside planguard's: the stages of a query
+// (planguard.stages, planguard explain) and the checking of SQL statements that never run
+// (planguard check). It reads what the checks' jar computes; nothing there depends on it.
+lazy val tools = (project in file("jvm/tools"))
+  .dependsOn(planguard)
+  .settings(onTheLine)
+  .settings(
+    name := "planguard-tools",
+    target := (ThisBuild / baseDirectory).value / "target" / s"spark-${sparkLine.line}" / "tools",
+    Compile / packageBin / artifactPath :=
+      target.value / s"planguard-tools-${sparkLine.suffix}-${version.value}.jar",
+    Compile / packageBin := formerPath((Compile / packageBin).value,
+      (ThisBuild / baseDirectory).value, s"planguard-tools-${version.value}.jar"))

@@ -14,15 +14,16 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 
 
 class BuildPyWithJar(build_py):
-    """Runs `dev/sbt package` and copies planguard's jar to planguard/jars/ in the build tree, and
-    the demo's jar (its deliberately broken rule, for `planguard demo` alone) to
-    planguard/jars/demo/."""
+    """Runs `dev/sbt package` and copies planguard's jar to planguard/jars/ in the build tree, the
+    tools' jar (stages, explain, check) to planguard/jars/tools/, and the demo's jar (its
+    deliberately broken rule, for `planguard demo` alone) to planguard/jars/demo/."""
 
     def run(self):
         super().run()
         subprocess.check_call(["bash", os.path.join(ROOT, "dev", "sbt"), "package"], cwd=ROOT)
         version = self.distribution.get_version()  # sbt names the jars with the same version
         for jar, folder in ((f"planguard-{version}.jar", "jars"),
+                            (f"planguard-tools-{version}.jar", os.path.join("jars", "tools")),
                             (f"planguard-demo-{version}.jar", os.path.join("jars", "demo"))):
             source = os.path.join(ROOT, "target", jar)
             if not os.path.exists(source):

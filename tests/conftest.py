@@ -62,8 +62,8 @@ def spark():
     builder = base_builder().config("spark.sql.extensions", DELTA).config(
         "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
     builder = configure_spark_with_delta_pip(builder)
-    # The planner listed but off: the tests of the planner turn it on.
-    planner = {"planner": True, "planner.enabled": "false"}
+    # The planner listed but off: the tests of the planner turn it on. The tools' jar too.
+    planner = {"planner": True, "planner.enabled": "false", "tools": True}
     if ORDER == "last":
         builder.config("spark.sql.extensions", ",".join([DELTA] + BROKEN))
         planguard.configure(builder, **planner)

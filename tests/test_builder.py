@@ -33,6 +33,23 @@ def test_configure_keeps_existing_extensions_and_jars_and_adds_once():
     assert options["spark.planguard.mode"] == "warn"
 
 
+def test_the_tools_are_a_jar_of_their_own_added_only_when_asked_for():
+    import zipfile
+
+    def packages(jar):
+        return {"/".join(n.split("/")[:2]) for n in zipfile.ZipFile(jar).namelist()
+                if n.startswith("planguard/") and n.endswith(".class")}
+
+    assert {"planguard/stages", "planguard/statements"} & packages(planguard.jar_path()) == set()
+    assert packages(planguard.tools_jar_path()) == {"planguard/stages", "planguard/statements"}
+    builder = planguard.configure(SparkSession.builder)
+    assert builder._options["spark.jars"] == planguard.jar_path()
+    planguard.configure(builder, tools=True)
+    planguard.configure(builder, tools=True)
+    assert builder._options["spark.jars"] == \
+        planguard.jar_path() + "," + planguard.tools_jar_path()
+
+
 def test_the_planner_is_listed_only_when_asked_for():
     builder = planguard.configure(SparkSession.builder)
     assert planguard.PLANNER_EXTENSION_CLASS not in builder._options["spark.sql.extensions"]

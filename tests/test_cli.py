@@ -19,6 +19,14 @@ def planguard_cli(*args, cwd) -> subprocess.CompletedProcess:
                           env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
 
 
+def test_jar_prints_the_checks_jar_or_the_tools_jar(tmp_path):
+    import planguard
+
+    assert planguard_cli("jar", cwd=tmp_path).stdout.strip() == planguard.jar_path()
+    assert planguard_cli("jar", "--tools", cwd=tmp_path).stdout.strip() == \
+        planguard.tools_jar_path()
+
+
 def test_explain_draws_the_stages(tmp_path):
     picture = tmp_path / "stages.svg"
     result = planguard_cli("explain", "--sql", GROUP_BY, "--format", "svg", "--output", picture,

@@ -225,3 +225,29 @@ def test_a_broken_plan_raises_its_violation(spark, conf):
     assert caught.value.invariant == "OPTIMIZER_SCHEMA"
     with pytest.raises(planguard.InvariantViolation):
         planguard.stages("SELECT id AS a, id * 2 AS b FROM range(5)", spark)
+
+
+WITHOUT_TOOLS = """
+from pyspark.sql import SparkSession
+import planguard
+spark = planguard.configure(SparkSession.builder.master("local[1]")
+                            .config("spark.ui.enabled", "false")).getOrCreate()
+assert planguard.installed(spark)
+try:
+    planguard.stages(spark.range(3))
+except planguard.ConfigurationError as e:
+    print("RAISED", e)
+"""
+
+
+def test_without_the_tools_jar_stages_say_how_to_add_it():
+    """The checks' jar alone has no stage tooling: asking for stages says what to add."""
+    import os
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", WITHOUT_TOOLS], capture_output=True,
+                            text=True, timeout=300,
+                            env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+    assert "RAISED" in result.stdout, result.stderr[-3000:]
+    assert "planguard.configure(builder, tools=True)" in result.stdout

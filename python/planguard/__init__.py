@@ -8,7 +8,7 @@ then checked before it produces a row or writes a file, and a broken contract ra
 from planguard._errors import (BatchSchemaViolation, ConfigurationError, InvariantViolation,
                                install_error_conversion)
 from planguard._explain import explain
-from planguard._jar import jar_path
+from planguard._jar import jar_path, tools_jar_path
 from planguard._session import (EXTENSION_CLASS, PLANNER_EXTENSION_CLASS, configure, installed,
                                 violation_count, violations)
 from planguard._stages import Input, Operator, Partitioning, Stage, stages
@@ -29,6 +29,7 @@ __all__ = [
     "installed",
     "jar_path",
     "stages",
+    "tools_jar_path",
     "violation_count",
     "violations",
 ]

@@ -1,4 +1,4 @@
-"""The jars bundled inside the wheel: planguard's, and the demo's."""
+"""The jars bundled inside the wheel: planguard's, the tools' and the demo's."""
 import functools
 import glob
 import json
@@ -9,6 +9,13 @@ import zipfile
 def jar_path() -> str:
     """The absolute path of planguard's jar, bundled inside this package."""
     return _bundled("jars", "planguard's jar")
+
+
+def tools_jar_path() -> str:
+    """The absolute path of the tools' jar (``planguard.stages``, ``planguard.explain``,
+    ``planguard check``): add it to ``spark.jars`` beside :func:`jar_path` to use them in a
+    session (``configure(builder, tools=True)`` does)."""
+    return _bundled(os.path.join("jars", "tools"), "planguard's tools jar")
 
 
 def demo_jar_path() -> str:

@@ -5,7 +5,7 @@ from pyspark.sql import SparkSession
 
 from planguard import _violations
 from planguard._errors import ConfigurationError, install_error_conversion
-from planguard._jar import declared_confs, jar_path
+from planguard._jar import declared_confs, jar_path, tools_jar_path
 
 EXTENSION_CLASS = "planguard.PlanGuardExtensions"
 PLANNER_EXTENSION_CLASS = "planguard.planner.PlanGuardPlannerExtensions"
@@ -16,13 +16,15 @@ _POSITIVE_INTEGER = "<positive integer>"  # the `allowed` of a key taking any po
 
 
 def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool = False,
-              **confs) -> SparkSession.Builder:
+              tools: bool = False, **confs) -> SparkSession.Builder:
     """Adds planguard to a SparkSession builder and returns the builder.
 
     Appends the bundled jar to ``spark.jars`` and ``planguard.PlanGuardExtensions`` to
     ``spark.sql.extensions`` (with ``planner=True``,
     ``planguard.planner.PlanGuardPlannerExtensions`` too: planguard's planner, docs/planner.md),
-    keeping what was there and never adding anything twice, and sets ``spark.planguard.*``
+    and with ``tools=True`` the tools' jar to ``spark.jars`` (what :func:`planguard.stages` and
+    :func:`planguard.explain` call on the JVM), keeping what was there and never adding anything
+    twice, and sets ``spark.planguard.*``
     confs: ``mode`` and any ``**confs``, named with or without the ``spark.planguard.`` prefix
     (``configure(b, **{"check.OPTIMIZER_SCHEMA": "warn"})``).
     Installs the error conversion (:func:`install_error_conversion`), so that a violation raises
@@ -42,7 +44,10 @@ def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool =
     for key, value in settings.items():
         builder.config(key, _validated(key, value))
     options = builder._options
-    builder.config("spark.jars", _append(options.get("spark.jars"), jar_path()))
+    jars = options.get("spark.jars")
+    for jar in [jar_path()] + ([tools_jar_path()] if tools else []):
+        jars = _append(jars, jar)
+    builder.config("spark.jars", jars)
     extensions = [EXTENSION_CLASS] + ([PLANNER_EXTENSION_CLASS] if planner else [])
     listed = options.get("spark.sql.extensions")
     for extension in extensions:

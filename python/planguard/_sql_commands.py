@@ -70,7 +70,7 @@ def check(args) -> int:
     if not statements:
         raise UsageError("nothing to check: give FILE.sql arguments or --sql")
     spark = _session(args, "check")
-    checker = spark._jvm.planguard.statements.StatementCheck
+    checker = _stages.tools(spark).statements.StatementCheck
     failed, errors = 0, 0
     for statement in statements:
         print(f"{statement.where}  {_headline(statement.sql)}")
@@ -156,7 +156,7 @@ def _session(args, command: str):
         builder.config("spark.jars", ",".join(jars))
     mode = confs.pop("spark.planguard.mode", "fail")
     try:
-        spark = planguard.configure(builder, mode=mode).getOrCreate()
+        spark = planguard.configure(builder, mode=mode, tools=True).getOrCreate()
     except ValueError as e:
         raise UsageError(str(e)) from e
     spark.sparkContext.setLogLevel("ERROR")

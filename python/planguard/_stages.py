@@ -10,11 +10,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional, Tuple, Union
 
+from py4j.java_gateway import JavaClass
 from py4j.protocol import Py4JJavaError
 from pyspark.errors.exceptions import captured
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
+from planguard._errors import ConfigurationError
 from planguard._shapes import Word, build
 
 
@@ -162,13 +164,25 @@ def graph(query: Union[DataFrame, str], spark: Optional[SparkSession] = None) ->
         SparkSession.getActiveSession()
     if session is None:
         raise ValueError("planguard.stages(sql) needs a SparkSession: pass spark=...")
-    jvm = session._jvm.planguard
+    jvm = tools(session)
     try:
         text = jvm.stages.Stages.json(query._jdf) if isinstance(query, DataFrame) else \
             jvm.statements.StatementStages.json(session._jsparkSession, query)
     except Py4JJavaError as e:  # as PySpark raises it: InvariantViolation, AnalysisException...
         raise captured.convert_exception(e.java_exception) from None
     return from_json(json.loads(text))
+
+
+def tools(session: SparkSession):
+    """The JVM's ``planguard`` package, once the tools' jar is known to be in the session."""
+    jvm = session._jvm.planguard
+    if not isinstance(jvm.stages.Stages, JavaClass):
+        raise ConfigurationError(
+            "planguard.stages, planguard.explain and `planguard check` run in planguard's tools "
+            "jar, which this session does not have: start it with "
+            "planguard.configure(builder, tools=True), or add `planguard jar --tools` to "
+            "spark.jars (--jars).")
+    return jvm
 
 
 def from_json(data: dict) -> StageGraph:

@@ -7,7 +7,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="planguard", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("demo", help="run queries in a local Spark session and catch a broken rule")
-    commands.add_parser("jar", help="print the path of planguard's jar (for spark-submit --jars)")
+    jar = commands.add_parser("jar", help="print the path of planguard's jar (for spark-submit "
+                                          "--jars)")
+    jar.add_argument("--tools", action="store_true",
+                     help="print the tools' jar instead (planguard.stages and explain in a job)")
     from planguard import _sql_commands
     _sql_commands.add_arguments(commands.add_parser(
         "explain", help="print a SQL statement's stages (text, dot, svg or html), planned and "
@@ -20,8 +23,8 @@ def main(argv=None) -> int:
         from planguard import demo
         return demo.run()
     if args.command == "jar":
-        from planguard import jar_path
-        print(jar_path())
+        from planguard._jar import jar_path, tools_jar_path
+        print(tools_jar_path() if args.tools else jar_path())
         return 0
     try:
         if args.command == "explain":
