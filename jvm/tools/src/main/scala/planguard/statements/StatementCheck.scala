@@ -17,7 +17,7 @@ import planguard.report.{ViolationLog, ViolationRecord, Violations}
  * Every invariant's verdict on one SQL statement, planned and never run (PlannedStatement), for
  * `planguard check`: `pass`, `fail` or `warn` (a violation, at the level the session's confs give
  * it), `off` (switched off), or `not applicable` with the reason. Its JSON (`StatementCheck.json`)
- * has exactly these fields, as Python's `planguard._sql_commands.Verdict` has.
+ * has exactly these fields, as Python's `planguard._check_report.InvariantVerdict` has.
  */
 final case class InvariantVerdict(
     invariant: String,
@@ -68,7 +68,7 @@ object StatementCheck {
 
   /**
    * The verdicts as JSON, with the statement's kind, for Python's `planguard check`
-   * (`planguard._sql_commands.CheckReport`: the same fields, under the same names).
+   * (`planguard._check_report.CheckReport`: the same fields, under the same names).
    */
   def json(session: SparkSession, sql: String): String = {
     val (statement, verdicts) = apply(session, sql)
