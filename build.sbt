@@ -1,7 +1,8 @@
 // planguard: a Spark SQL extension that checks Spark's planning contracts.
 // Spark is `provided`: the jar holds only planguard's classes.
 
-// The default line's Spark: keep equal to the pyspark pin in pyproject.toml (tests check it).
+// The default line's Spark: keep equal to the pyspark of pyproject.toml's test extra (tests check
+// it): the development environment and CI's full tier run this line on this Spark.
 val sparkVersion = "4.0.1"
 
 // Every Spark line planguard builds for (project/SparkLine.scala): the newest release of the line
@@ -50,17 +51,6 @@ val sparkJavaModuleOptions = Seq(
   "-Djdk.reflect.useDirectMethodHandle=false",
   "-Dio.netty.tryReflectionSetAccessible=true")
 
-/**
- * Until the Python package bundles one jar per line, setup.py and tests/conftest.py read the
- * default line's jars at their former paths, target/planguard-<version>.jar,
- * target/planguard-tools-<version>.jar, target/planguard-demo-<version>.jar and
- * target/planguard-tests.jar: the default line copies its jars there too.
- */
-def formerPath(jar: File, base: File, name: String): File = {
-  if (sparkLine.line == defaultLine) IO.copyFile(jar, base / "target" / name)
-  jar
-}
-
 // What every project of the build shares: the chosen line's Scala, Java release and Spark.
 lazy val onTheLine = Seq(
   version := "0.1.0",
@@ -78,6 +68,15 @@ lazy val planguard = (project in file("."))
     name := "planguard",
     target := baseDirectory.value / "target" / s"spark-${sparkLine.line}",
     Compile / scalaSource := baseDirectory.value / "jvm" / "src" / "main" / "scala",
+    Compile / javaSource := baseDirectory.value / "jvm" / "src" / "main" / "java",
+    // The line the jar is built for and every line there is, read by planguard.BuiltFor.
+    Compile / resourceGenerators += Def.task {
+      val file = (Compile / resourceManaged).value / "planguard" / "build.properties"
+      val lines = sparkLines.map(_.line).mkString(",")
+      IO.write(file, s"spark.line=${sparkLine.line}\nspark.version=${sparkLine.spark}\n" +
+        s"scala.binary=${sparkLine.scalaBinary}\nspark.lines=$lines\n")
+      Seq(file)
+    }.taskValue,
     Compile / unmanagedSourceDirectories ++=
       sparkLine.shims.map(baseDirectory.value / "jvm" / "src" / "main" / _),
     Compile / resourceDirectory := baseDirectory.value / "jvm" / "src" / "main" / "resources",
@@ -86,14 +85,10 @@ lazy val planguard = (project in file("."))
       sparkLine.shims.map(baseDirectory.value / "jvm" / "src" / "test" / _),
     Test / resourceDirectory := baseDirectory.value / "jvm" / "src" / "test" / "resources",
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-    // One jar per line; the Python build bundles the first, pytest loads the second.
+    // One jar per line; the Python build (setup.py) bundles the first, pytest loads the second.
     Compile / packageBin / artifactPath :=
       target.value / s"planguard-${sparkLine.suffix}-${version.value}.jar",
     Test / packageBin / artifactPath := target.value / s"planguard-tests-${sparkLine.suffix}.jar",
-    Compile / packageBin := formerPath((Compile / packageBin).value, baseDirectory.value,
-      s"planguard-${version.value}.jar"),
-    Test / packageBin := formerPath((Test / packageBin).value, baseDirectory.value,
-      "planguard-tests.jar"),
     Test / fork := true,
     Test / parallelExecution := false,
     Test / javaOptions ++= sparkJavaModuleOptions ++ Seq("-Xmx3g", "-Dspark.ui.enabled=false"),
@@ -107,9 +102,7 @@ lazy val demo = (project in file("jvm/demo"))
     name := "planguard-demo",
     target := (ThisBuild / baseDirectory).value / "target" / s"spark-${sparkLine.line}" / "demo",
     Compile / packageBin / artifactPath :=
-      target.value / s"planguard-demo-${sparkLine.suffix}-${version.value}.jar",
-    Compile / packageBin := formerPath((Compile / packageBin).value,
-      (ThisBuild / baseDirectory).value, s"planguard-demo-${version.value}.jar"))
+      target.value / s"planguard-demo-${sparkLine.suffix}-${version.value}.jar")
 
 // The tooling a user opts into, in a jar of its own beside planguard's: the stages of a query
 // (planguard.stages, planguard explain) and the checking of SQL statements that never run
@@ -121,6 +114,4 @@ lazy val tools = (project in file("jvm/tools"))
     name := "planguard-tools",
     target := (ThisBuild / baseDirectory).value / "target" / s"spark-${sparkLine.line}" / "tools",
     Compile / packageBin / artifactPath :=
-      target.value / s"planguard-tools-${sparkLine.suffix}-${version.value}.jar",
-    Compile / packageBin := formerPath((Compile / packageBin).value,
-      (ThisBuild / baseDirectory).value, s"planguard-tools-${version.value}.jar"))
+      target.value / s"planguard-tools-${sparkLine.suffix}-${version.value}.jar")

@@ -6,7 +6,7 @@ Timing goes round robin over the corpus, as a driver sees queries: each round pl
 once in each mode (the order alternating from round to round), and a query's ratio is the median of
 its per-round ratios (planguard / disabled), which cancels the drift a shared machine has between
 rounds; the summary is their geometric mean. Planning is timed twice per plan, on the JVM
-(planguard-tests.jar): wall clock, and the CPU time of the planning thread (planning is
+(the test jar): wall clock, and the CPU time of the planning thread (planning is
 single-threaded, so this is its cost without what other processes do meanwhile).
 
 Before any timing the corpus is planned the same way for --warmup-seconds: planguard's check rules
@@ -42,7 +42,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import corpus  # noqa: E402
 
-TESTS_JAR = HERE.parent / "target" / "planguard-tests.jar"
+sys.path.insert(0, str(HERE.parent / "tests"))
+from built_jars import TESTS_JAR  # noqa: E402  (the broken rules, for the running line)
 # The check rules that run once per plan, whose compilation the warm-up reports.
 ENTRY_POINTS = ("CheckAnalyzedPlan", "CheckPreparedPlan", "CheckAdaptivePlan")
 

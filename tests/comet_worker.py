@@ -2,9 +2,9 @@
 
 It runs in .cache/venv-spark4.1 (pyspark 4.1.3, which test_comet.py creates), never in the main
 pytest process: Comet 1.2.0 on Maven Central is built for Spark 4.1 (and 3.5), not for the 4.0 of
-the pyspark pin, and Spark reads spark.sql.extensions, spark.plugins and spark.shuffle.manager
-once per JVM. planguard's Python package is imported from the checkout (python/), its jar is the
-4.1 line's (target/spark-4.1/).
+the development environment's pyspark, and Spark reads spark.sql.extensions, spark.plugins and
+spark.shuffle.manager once per JVM. planguard's Python package is the one installed in that
+virtualenv; its jar is the 4.1 line's (target/spark-4.1/).
 
     python tests/comet_worker.py CONFIG.json OUT.json
 
@@ -23,7 +23,6 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "python"))  # planguard's Python package, from the checkout
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import corpus  # noqa: E402  (corpus.rows: a query's rows, comparable as JSON)

@@ -13,11 +13,11 @@ import pytest
 from pyspark.sql import SparkSession
 
 import planguard
+from built_jars import BUILD_TESTS_JAR, TESTS_JAR
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-TESTS_JAR = ROOT / "target" / "planguard-tests.jar"
 DELTA = "io.delta.sql.DeltaSparkSessionExtension"
-# Test-only rules from target/planguard-tests.jar (jvm/src/test/scala/planguard/testing).
+# Test-only rules from the test jar (built_jars.TESTS_JAR; jvm/src/test/scala/planguard/testing).
 BROKEN = ["planguard.testing.SwapRootColumnsExtension",
           "planguard.testing.SwapRootJoinSidesExtension",
           "planguard.testing.DropLastFieldExtension",
@@ -58,7 +58,7 @@ def spark():
     """Delta, planguard and the broken test rules; planguard before or after the broken rules."""
     from delta import configure_spark_with_delta_pip
 
-    assert TESTS_JAR.exists(), "run `dev/sbt Test/package` first (dev/test does)"
+    assert TESTS_JAR.exists(), f"run `{BUILD_TESTS_JAR}` first (dev/test does)"
     builder = base_builder().config("spark.sql.extensions", DELTA).config(
         "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
     builder = configure_spark_with_delta_pip(builder)

@@ -8,7 +8,9 @@ one process per session, since Spark reads spark.sql.extensions, spark.plugins a
 spark.shuffle.manager once per JVM. Everything is prepared once and cached under .cache/:
 
 - the Comet jar (`mvn dependency:copy`, .cache/jars/);
-- a virtualenv with pyspark 4.1.3 and pyarrow (.cache/venv-spark4.1/, made here with pip);
+- a virtualenv with pyspark 4.1.3 and pyarrow (.cache/venv-spark4.1/, made here with pip), into
+  which planguard from this checkout is installed anew on every run, as a user would
+  (`pip install`, building the 4.1 line alone: PLANGUARD_SPARK_LINES=4.1);
 - planguard's 4.1 jars, target/spark-4.1/ (`dev/sbt -Dspark.line=4.1 package Test/package`:
   dev/test builds them before pytest; this module builds them when they are missing or older
   than the sources);
@@ -69,6 +71,9 @@ def venv() -> pathlib.Path:
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", PYSPARK, "pyarrow>=15"],
                        check=True, timeout=TIMEOUT)
         ready.write_text(PYSPARK)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--force-reinstall", str(ROOT)], check=True, timeout=TIMEOUT,
+                   env=dict(os.environ, PLANGUARD_SPARK_LINES="4.1"))
     return python
 
 

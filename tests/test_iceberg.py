@@ -34,7 +34,7 @@ import sql_corpus  # noqa: E402  (sql_corpus.maven_jar: a jar from Maven Central
 
 ICEBERG_ARTIFACT = "org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0"
 ICEBERG = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
-# Test-only rules from target/planguard-tests.jar, each off until a test switches it on.
+# Test-only rules from the test jar (built_jars), each off until a test switches it on.
 BROKEN = ["planguard.testing.SwapRootColumnsExtension",
           "planguard.testing.RemoveFinalAggregateExchangeExtension",
           "planguard.testing.RemoveFinalAggregateExchangeStagePrepExtension"]
@@ -173,7 +173,7 @@ def iceberg_session(order, warehouse):
     if order is None:
         extensions = [ICEBERG]
     else:
-        assert TESTS_JAR.exists(), "run `dev/sbt Test/package` first (dev/test does)"
+        assert TESTS_JAR.exists(), TESTS_JAR
         planguard.configure(builder)
         jars += builder._options["spark.jars"].split(",") + [str(TESTS_JAR)]
         extensions = ([planguard.EXTENSION_CLASS, ICEBERG, *BROKEN] if order == "first"

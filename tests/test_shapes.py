@@ -15,7 +15,7 @@ import planguard
 import planguard.arrow
 from planguard import _check_report, _stages, _violations
 
-# A broken optimizer rule of planguard's tests (target/planguard-tests.jar), on when set.
+# A broken optimizer rule of planguard's tests (built_jars.TESTS_JAR), on when set.
 SWAP_COLUMNS = "planguard.testing.SwapRootColumns"
 
 

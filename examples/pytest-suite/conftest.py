@@ -3,7 +3,7 @@
 The project also installs an optimizer extension. In this sample it is planguard's deliberately
 broken test rule SwapRootColumns (it puts the columns of a query's final projection in another
 order: a silently wrong answer), from the jar that BROKEN_RULE_JAR names
-(target/planguard-tests.jar in a planguard checkout). The rule stays off until the
+(target/spark-<line>/planguard-tests-*.jar in a planguard checkout). The rule stays off until the
 `optimizer_extension` fixture switches it on.
 """
 import os
@@ -34,7 +34,7 @@ def spark(tmp_path_factory):
 def optimizer_extension(spark):
     """The project's optimizer extension, switched on for one test."""
     if not BROKEN_RULE_JAR:
-        pytest.skip("set BROKEN_RULE_JAR to planguard's target/planguard-tests.jar")
+        pytest.skip("set BROKEN_RULE_JAR to planguard's target/spark-<line>/planguard-tests-*.jar")
     spark.conf.set(SWITCH, "true")
     yield
     spark.conf.set(SWITCH, "false")

@@ -5,8 +5,8 @@ then checked before it produces a row or writes a file, and a broken contract ra
 :class:`InvariantViolation`. Importing planguard changes nothing in PySpark: :func:`configure`
 (or :func:`install_error_conversion`, where planguard is installed another way) does.
 """
-from planguard._errors import (BatchSchemaViolation, ConfigurationError, InvariantViolation,
-                               install_error_conversion)
+from planguard._configuration_error import ConfigurationError
+from planguard._errors import BatchSchemaViolation, InvariantViolation, install_error_conversion
 from planguard._explain import explain
 from planguard._jar import jar_path, tools_jar_path
 from planguard._session import (EXTENSION_CLASS, PLANNER_EXTENSION_CLASS, configure, installed,

@@ -12,10 +12,6 @@ from planguard import _error_conditions
 _VIOLATION_CLASS = "planguard.errors.InvariantViolation"
 
 
-class ConfigurationError(RuntimeError):
-    """planguard cannot be configured as asked (e.g. a session is already running)."""
-
-
 class InvariantViolation(captured.CapturedException):
     """A planning contract that a query's plans broke, raised before any row or file.
 

@@ -4,7 +4,8 @@ import json
 from pyspark.sql import SparkSession
 
 from planguard import _violations
-from planguard._errors import ConfigurationError, install_error_conversion
+from planguard._configuration_error import ConfigurationError
+from planguard._errors import install_error_conversion
 from planguard._jar import declared_confs, jar_path, tools_jar_path
 
 EXTENSION_CLASS = "planguard.PlanGuardExtensions"

@@ -16,7 +16,7 @@ from pyspark.errors.exceptions import captured
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-from planguard._errors import ConfigurationError
+from planguard._configuration_error import ConfigurationError
 from planguard._shapes import Word, build
 
 

@@ -23,8 +23,10 @@ import inspect
 
 import pyarrow as pa
 from pyspark.sql import GroupedData, SparkSession
-# The classic (non-Connect) DataFrame: it overrides the methods of pyspark.sql.DataFrame.
-from pyspark.sql.classic.dataframe import DataFrame
+try:  # The classic (non-Connect) DataFrame: on PySpark 4 it overrides pyspark.sql.DataFrame's
+    from pyspark.sql.classic.dataframe import DataFrame  # methods; PySpark 3.5 has only that one.
+except ImportError:
+    from pyspark.sql.dataframe import DataFrame
 from pyspark.sql.pandas.group_ops import PandasCogroupedOps
 from pyspark.sql import types as T
 

@@ -11,6 +11,9 @@ def main(argv=None) -> int:
                                           "--jars)")
     jar.add_argument("--tools", action="store_true",
                      help="print the tools' jar instead (planguard.stages and explain in a job)")
+    jar.add_argument("--spark", metavar="VERSION",
+                     help="the Spark line or version the jar is for (3.5, 4.1, 4.1.4); by "
+                          "default the installed pyspark's")
     from planguard import _sql_commands
     _sql_commands.add_arguments(commands.add_parser(
         "explain", help="print a SQL statement's stages (text, dot, svg or html), planned and "
@@ -23,8 +26,13 @@ def main(argv=None) -> int:
         from planguard import demo
         return demo.run()
     if args.command == "jar":
+        from planguard._configuration_error import ConfigurationError
         from planguard._jar import jar_path, tools_jar_path
-        print(tools_jar_path() if args.tools else jar_path())
+        try:
+            print(tools_jar_path(args.spark) if args.tools else jar_path(args.spark))
+        except ConfigurationError as e:
+            print(f"planguard jar: {e}", file=sys.stderr)
+            return 2
         return 0
     try:
         if args.command == "explain":

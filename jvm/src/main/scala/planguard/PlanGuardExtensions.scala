@@ -11,12 +11,16 @@ import planguard.shims.ExtensionPoints
  * Installs planguard's checks: `spark.sql.extensions=planguard.PlanGuardExtensions`. They read
  * plans and never change what a query computes. planguard's planner, which does change plans, is
  * a separate extension a user lists to get it (planner.PlanGuardPlannerExtensions). Applied more
- * than once to one session's extensions, it installs its rules once (AppliedOnce).
+ * than once to one session's extensions, it installs its rules once (AppliedOnce). On a Spark
+ * line the jar was not built for, it installs nothing (BuiltFor); on a line newer than every line
+ * planguard builds for, the newest line's checks install, with a warning.
  */
 class PlanGuardExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    if (PlanGuardExtensions.once.first(extensions)) {
+    // On a Spark line the jar was not built for, nothing (BuiltFor logs the one line saying so).
+    if (PlanGuardExtensions.once.first(extensions) &&
+        BuiltFor.installs("planguard.PlanGuardExtensions", onNewerLine = true)) {
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
       // Spark 3.5 has no such place: there, only the names Spark marks itself are known as

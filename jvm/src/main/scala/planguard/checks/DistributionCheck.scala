@@ -30,8 +30,9 @@ object DistributionCheck {
   /** One operator's requirements of its children. */
   def requirements(op: SparkPlan): Departure = {
     val (required, requiredOrdering) = requiredOf(op)
-    val each = op.children.zip(required).zip(requiredOrdering).zipWithIndex
-    each.iterator.map { case (((child, distribution), ordering), i) =>
+    // Iterators: this runs on every operator of every plan, most of which require nothing.
+    val each = op.children.iterator.zip(required.iterator).zip(requiredOrdering.iterator)
+    each.zipWithIndex.map { case (((child, distribution), ordering), i) =>
       // Nothing is required of most children: their partitioning is then never computed.
       if (distribution != UnspecifiedDistribution &&
           !child.outputPartitioning.satisfies(distribution)) {
@@ -41,7 +42,7 @@ object DistributionCheck {
         unsorted(op, i, child, ordering)
       } else PlanDeparture.None
     }.find(!_.isEmpty).getOrElse {
-      val clustered = each.count(_._1._1._2.isInstanceOf[ClusteredDistribution])
+      val clustered = required.count(_.isInstanceOf[ClusteredDistribution])
       if (clustered > 1) coPartitioned(op, required) else PlanDeparture.None
     }
   }

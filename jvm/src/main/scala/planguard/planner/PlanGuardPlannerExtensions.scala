@@ -3,7 +3,7 @@ package planguard.planner
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.slf4j.LoggerFactory
 
-import planguard.AppliedOnce
+import planguard.{AppliedOnce, BuiltFor}
 import planguard.shims.ExtensionPoints
 
 /**
@@ -15,7 +15,10 @@ import planguard.shims.ExtensionPoints
 class PlanGuardPlannerExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    if (PlanGuardPlannerExtensions.once.first(extensions)) {
+    // Only on the line the jar was built for: the planner builds Spark's physical operators,
+    // whose constructors change between lines (4.3's ShuffleExchangeExec gained a parameter).
+    if (PlanGuardPlannerExtensions.once.first(extensions) &&
+        BuiltFor.installs("planguard.planner.PlanGuardPlannerExtensions", onNewerLine = false)) {
       // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken before that (the
       // Hints batch; on 3.5, Resolution) and carried on the query's joins and aggregations to the
       // planner.

@@ -1,0 +1,168 @@
+"""One wheel for every Spark line: the jar of the installed pyspark's line is taken, it catches a
+broken rule whichever extension order, and a jar of another line never stops a session (it
+installs nothing, says so in one line, and the queries run as without it).
+
+These tests run in the development environment and, by dev/test-lines, in a fresh environment
+per pyspark release (3.5.9, 4.0.5, 4.1.4, 4.2.1, 4.3.0) with the wheel installed into it.
+"""
+import importlib.metadata
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import zipfile
+
+import pyspark
+import pytest
+
+import planguard
+from built_jars import DEFAULT_LINE, LINE, TESTS_JAR
+from planguard import ConfigurationError
+from planguard._jar import line_for, spark_lines
+
+JOB = """
+import json, sys
+import planguard
+from pyspark.sql import SparkSession
+planguard.install_error_conversion()  # a violation raises planguard.InvariantViolation
+spark = SparkSession.builder.getOrCreate()
+out = {}
+for name, sql in json.loads(sys.argv[1]).items():
+    try:
+        out[name] = [list(row) for row in spark.sql(sql).collect()]
+    except Exception as e:
+        out[name] = f"ERROR {type(e).__name__} " + str(e).splitlines()[0][:300]
+print("RESULT " + json.dumps(out))
+"""
+QUERIES = {
+    "rows": "SELECT k, count(*) AS n FROM VALUES (1), (1), (2) AS t(k) GROUP BY k ORDER BY k",
+    # Fails with [PLANGUARD_INVALID_CONF] where planguard is installed; Spark takes any value.
+    "probe": "SET spark.planguard.mode = probe",
+}
+ROWS = [[1, 2], [2, 1]]
+
+
+def submit(tmp_path: pathlib.Path, jars, extensions, *confs: str, queries=QUERIES):
+    job = tmp_path / "job.py"
+    job.write_text(JOB)
+    spark_submit = pathlib.Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    result = subprocess.run(
+        [str(spark_submit), "--master", "local[2]", "--jars", ",".join(map(str, jars)),
+         "--conf", f"spark.sql.extensions={','.join(extensions)}",
+         "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2",
+         *[arg for c in confs for arg in ("--conf", c)], str(job), json.dumps(queries)],
+        capture_output=True, text=True, timeout=600,
+        env=dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    found = [line for line in result.stdout.splitlines() if line.startswith("RESULT ")]
+    assert found, result.stdout[-3000:] + result.stderr[-3000:]
+    logged = [line for line in (result.stdout + result.stderr).splitlines()
+              if "planguard" in line and " WARN " in f" {line} "]
+    return json.loads(found[0][len("RESULT "):]), logged
+
+
+def test_planguard_depends_on_no_pyspark_and_no_pyarrow():
+    """Installing planguard never installs, upgrades or downgrades the user's pyspark."""
+    required = importlib.metadata.requires("planguard") or []
+    assert [r for r in required if "extra ==" not in r] == []
+
+
+def test_the_wheel_holds_one_set_of_jars_per_line_each_built_for_its_folders_line():
+    assert spark_lines() == ["3.5", "4.0", "4.1", "4.2"]
+    for line in spark_lines():
+        jars = [planguard.jar_path(line), planguard.tools_jar_path(line)]
+        assert all(f"spark-{line}" in pathlib.Path(j).parent.name for j in jars)
+        with zipfile.ZipFile(jars[0]) as jar:
+            built = jar.read("planguard/build.properties").decode()
+        assert f"spark.line={line}\n" in built
+
+
+def test_the_running_pysparks_line_takes_its_jar():
+    assert LINE == line_for(pyspark.__version__)
+    assert pathlib.Path(planguard.jar_path()).parent.name == f"spark-{LINE}"
+
+
+@pytest.mark.parametrize("version, line", [
+    ("3.5.9", "3.5"), ("3.5.1-amzn-0", "3.5"), ("4.0.5", "4.0"), ("4.1.4", "4.1"), ("4.1", "4.1"),
+    ("4.2.1", "4.2")])
+def test_a_spark_version_takes_its_lines_jar(version, line):
+    assert line_for(version) == line
+
+
+def test_a_newer_spark_takes_the_newest_lines_jar_with_a_warning():
+    with pytest.warns(UserWarning, match="no jar built for Spark 4.3"):
+        assert line_for("4.3.0") == "4.2"
+
+
+@pytest.mark.parametrize("version", ["3.4.1", "2.4.8", "four"])
+def test_an_unsupported_spark_is_refused_naming_the_lines(version):
+    with pytest.raises(ConfigurationError, match="3.5, 4.0, 4.1, 4.2"):
+        line_for(version)
+
+
+@pytest.mark.parametrize("order", ["first", "last"])
+def test_the_running_lines_jar_catches_a_broken_rule_in_either_order(tmp_path, order):
+    """Adaptive execution on, then off, in one session."""
+    assert TESTS_JAR.exists(), TESTS_JAR
+    checks, broken = "planguard.PlanGuardExtensions", "planguard.testing.SwapRootColumnsExtension"
+    extensions = [checks, broken] if order == "first" else [broken, checks]
+    # The broken rule reorders a root projection's columns: (b, a). A join, so that adaptive
+    # execution takes the plan.
+    swapped = "SELECT l.id AS a, r.id * 2 AS b FROM range(3) l JOIN range(3) r ON l.id = r.id"
+    result, _ = submit(tmp_path, [planguard.jar_path(), TESTS_JAR], extensions, queries={
+        "adaptive": swapped, "off": "SET spark.sql.adaptive.enabled = false",
+        "not adaptive": swapped})
+    for run in ("adaptive", "not adaptive"):
+        assert result[run].startswith("ERROR InvariantViolation [PLANGUARD_OPTIMIZER_SCHEMA]"), \
+            result
+
+
+def test_the_running_lines_jar_and_planner_install_and_plan_a_legal_query(tmp_path):
+    result, logged = submit(tmp_path, [planguard.jar_path()],
+                            [planguard.EXTENSION_CLASS, planguard.PLANNER_EXTENSION_CLASS])
+    assert result["rows"] == ROWS
+    assert result["probe"].startswith("ERROR IllegalArgumentException [PLANGUARD_INVALID_CONF]"), result
+    if pyspark.__version__.startswith(LINE + "."):
+        assert not [line for line in logged if "installs nothing" in line], logged
+    else:  # a Spark newer than every line: the checks install, the planner does not
+        assert any("PlanGuardPlannerExtensions installs nothing" in line for line in logged)
+
+
+@pytest.mark.parametrize("line", [line for line in ["3.5", "4.0", "4.1", "4.2"] if line != LINE])
+def test_a_jar_of_another_line_never_stops_a_session(tmp_path, line):
+    """The jar of another line (another Scala too, for 3.5 against 4.x): the session starts, one
+    line per extension says that it installs nothing and which jar to use, and queries run as
+    without planguard: no probe is refused."""
+    result, logged = submit(tmp_path, [planguard.jar_path(line)],
+                            [planguard.EXTENSION_CLASS, planguard.PLANNER_EXTENSION_CLASS])
+    assert result == {"rows": ROWS, "probe": [["spark.planguard.mode", "probe"]]}, result
+    said = [entry for entry in logged if "installs nothing" in entry]
+    assert len(said) == 2, logged
+    assert all(f"planguard's jar for Spark {line} runs on Spark {pyspark.__version__}" in entry
+               for entry in said), said
+
+
+# Four files of the external corpus (benchmarks/sql_corpus.py; tests/test_sql_corpus.py runs a
+# larger sample on the default line), 117 statements: commands whose results are collected (SHOW
+# TABLES), NATURAL and USING joins, INTERSECT ALL, GROUP BY ordinals and case-insensitive
+# references. Statements a line's Spark rejects fail alike without planguard.
+CORPUS_SAMPLE = ",".join(["show-tables.sql", "natural-join.sql", "intersect-all.sql",
+                          "group-by-ordinal.sql"])
+
+
+@pytest.fixture(scope="module")
+def corpus_sample(tmp_path_factory):
+    if LINE == DEFAULT_LINE:
+        pytest.skip("tests/test_sql_corpus.py runs a larger sample on the default line")
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "benchmarks"))
+    import sql_corpus
+    return sql_corpus.measure(CORPUS_SAMPLE, out=tmp_path_factory.mktemp("sql-corpus"), jobs=2)
+
+
+@pytest.mark.parametrize("run", ["planguard, aqe-on", "planguard, aqe-off"])
+def test_a_corpus_sample_runs_alike_with_and_without_planguard(corpus_sample, run):
+    found = corpus_sample[run]
+    wrong = {kind: [f"{r['file']}#{r['index']}: {r.get('message', '')[:200]}" for r in found[kind]]
+             for kind in ("false_alarms", "new_errors", "row_diffs")}
+    assert wrong == {"false_alarms": [], "new_errors": [], "row_diffs": []}
