@@ -129,11 +129,18 @@ def test_the_running_lines_jar_and_planner_install_and_plan_a_legal_query(tmp_pa
         assert any("PlanGuardPlannerExtensions installs nothing" in line for line in logged)
 
 
-@pytest.mark.parametrize("line", [line for line in ["3.5", "4.0", "4.1", "4.2"] if line != LINE])
-def test_a_jar_of_another_line_never_stops_a_session(tmp_path, line):
-    """The jar of another line (another Scala too, for 3.5 against 4.x): the session starts, one
-    line per extension says that it installs nothing and which jar to use, and queries run as
-    without planguard: no probe is refused."""
+# The other line's jar each pyspark release starts a session with, so that over the releases
+# every kind of mismatch is run once: Scala 2.13 on 2.12 (the 4.2 jar on 3.5) and 2.12 on 2.13
+# (3.5 on 4.0), a newer line's jar on an older Spark (4.2 on 4.1), an older line's on a newer one
+# (4.0 on 4.2, whose KeyGroupedPartitioning it would miss), and on a Spark newer than every line
+# a jar that is not the newest (4.1 on 4.3).
+OTHER_LINE = {"3.5": "4.2", "4.0": "3.5", "4.1": "4.2", "4.2": "4.0", "4.3": "4.1"}
+
+
+def test_a_jar_of_another_line_never_stops_a_session(tmp_path):
+    """The jar of another line: the session starts, one line per extension says that it installs
+    nothing and which jar to use, and queries run as without planguard: no probe is refused."""
+    line = OTHER_LINE[".".join(pyspark.__version__.split(".")[:2])]
     result, logged = submit(tmp_path, [planguard.jar_path(line)],
                             [planguard.EXTENSION_CLASS, planguard.PLANNER_EXTENSION_CLASS])
     assert result == {"rows": ROWS, "probe": [["spark.planguard.mode", "probe"]]}, result

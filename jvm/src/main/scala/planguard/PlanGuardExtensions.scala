@@ -18,9 +18,10 @@ import planguard.shims.ExtensionPoints
 class PlanGuardExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    // On a Spark line the jar was not built for, nothing (BuiltFor logs the one line saying so).
+    // On a Spark line the jar was not built for, nothing (BuiltFor logs the one line saying so);
+    // on a line newer than every line, the newest line's checks (the second argument).
     if (PlanGuardExtensions.once.first(extensions) &&
-        BuiltFor.installs("planguard.PlanGuardExtensions", onNewerLine = true)) {
+        BuiltFor.installs("planguard.PlanGuardExtensions", true)) {
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
       // Spark 3.5 has no such place: there, only the names Spark marks itself are known as

@@ -15,10 +15,11 @@ import planguard.shims.ExtensionPoints
 class PlanGuardPlannerExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    // Only on the line the jar was built for: the planner builds Spark's physical operators,
-    // whose constructors change between lines (4.3's ShuffleExchangeExec gained a parameter).
+    // Only on the line the jar was built for, not on a newer one (the second argument): the
+    // planner builds Spark's physical operators, whose constructors change between lines (4.3's
+    // ShuffleExchangeExec gained a parameter).
     if (PlanGuardPlannerExtensions.once.first(extensions) &&
-        BuiltFor.installs("planguard.planner.PlanGuardPlannerExtensions", onNewerLine = false)) {
+        BuiltFor.installs("planguard.planner.PlanGuardPlannerExtensions", false)) {
       // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken before that (the
       // Hints batch; on 3.5, Resolution) and carried on the query's joins and aggregations to the
       // planner.
