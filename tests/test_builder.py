@@ -62,6 +62,21 @@ def test_the_planner_is_listed_only_when_asked_for():
         planguard.configure(SparkSession.builder, **{"planner.enabled": True})
 
 
+def test_configure_lists_the_explain_provider_once_keeping_the_users():
+    """EXPLAIN's planguard section (Spark 4): appended to the providers listed, never twice, and
+    a class the jar of the installed pyspark's line has."""
+    import zipfile
+
+    key = "spark.sql.extendedExplainProviders"
+    builder = SparkSession.builder.config(key, "com.example.Explain")
+    planguard.configure(builder)
+    planguard.configure(builder, mode="warn")
+    assert builder._options[key] == "com.example.Explain," + planguard.EXPLAIN_CLASS
+    builder._options.pop(key)
+    assert planguard.EXPLAIN_CLASS.replace(".", "/") + ".class" in \
+        zipfile.ZipFile(planguard.jar_path()).namelist()
+
+
 def test_importing_planguard_changes_nothing_in_pyspark():
     """The error conversion is installed by configure (or install_error_conversion), not by an
     import: a process that imports planguard and never configures it keeps PySpark as it was."""
