@@ -81,8 +81,9 @@ def test_a_field_the_python_side_does_not_know_fails_the_read():
 
 
 def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
-    """The log Python reads, `planguard check`'s report (read back whole, with its verdicts) and
-    the event log's listener event all carry the record as its one writer writes it."""
+    """The log Python reads, `planguard check`'s report (read back whole, with its verdicts),
+    the event log's listener event and the rows of SQL's planguard_violations() all carry the
+    record as its one writer writes it."""
     conf(SWAP_COLUMNS, "true")
     conf("spark.planguard.mode", "warn")
     spark.range(5).selectExpr("CAST(id AS INT) AS a", "id * 2 AS b").collect()
@@ -97,6 +98,10 @@ def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
     written = protocol.sparkEventToJsonString(event)
     assert _violations.read(json.loads(written)["violation"]) == logged
     assert protocol.sparkEventFromJson(written).equals(event)  # the history server reads it
+    rows = spark.sql("SELECT * FROM planguard_violations()")
+    assert rows.columns == list(_violations.Violation.__annotations__)
+    assert [_violations.read(row.asDict()) for row in rows.collect()] == \
+        planguard.violations(spark)
 
     sent = jvm.planguard.statements.StatementCheck.json(
         spark._jsparkSession, "SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(5)")
