@@ -92,10 +92,15 @@ def test_importing_planguard_changes_nothing_in_pyspark():
         "after = (captured.convert_exception, SparkSession.Builder.getOrCreate,\n"
         "         DataFrame.mapInArrow, SparkSession.createDataFrame)\n"
         "assert before == after, 'import changed PySpark'\n"
+        "from pyspark.sql.connect.client import core\n"
+        "connect = core.convert_exception\n"
+        "assert not hasattr(connect, '_planguard')\n"
         "planguard.install_error_conversion()\n"
         "planguard.install_error_conversion()\n"
         "assert captured.convert_exception is not before[0]\n"
-        "assert captured.convert_exception._planguard\n")
+        "assert captured.convert_exception._planguard\n"
+        "assert core.convert_exception is not connect\n"
+        "assert core.convert_exception._planguard\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 

@@ -114,6 +114,28 @@ def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
     assert {**checked, "time": 0, "plan": ""} == {**logged, "time": 0, "plan": ""}
 
 
+@pytest.mark.parametrize("sql,confs", [
+    ("SELECT 1 AS x, 2 AS X", {"spark.planguard.check.UNIQUE_FIELD": "fail"}),  # no rule
+    ("SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(3)", {SWAP_COLUMNS: "true"}),
+])
+def test_a_violation_reads_the_same_from_its_condition_and_parameters(spark, conf, sql, confs):
+    """What a Spark Connect client reads (the error's condition and message parameters, read by
+    planguard._errors' one reader) gives the fields py4j reads from the Java exception; expected
+    and actual as the message's texts."""
+    from planguard._errors import _Sent
+
+    for key, value in confs.items():
+        conf(key, value)
+    with pytest.raises(planguard.InvariantViolation) as caught:
+        spark.sql(sql).collect()
+    e = caught.value
+    sent = planguard.InvariantViolation._from_sent(
+        _Sent(e.getCondition(), e.getMessageParameters(), "", e.getSqlState()))
+    assert (sent.invariant, sent.phase, sent.rule) == (e.invariant, e.phase, e.rule)
+    assert (sent.expected, sent.actual) == (e._origin.expectedText(), e._origin.actualText())
+    assert (sent.getCondition(), sent.getSqlState()) == (e.getCondition(), e.getSqlState())
+
+
 def test_a_violation_record_with_another_field_fails_the_read():
     with pytest.raises(ValueError, match="violation record has fields"):
         _violations.read({"id": "NAMING"})
