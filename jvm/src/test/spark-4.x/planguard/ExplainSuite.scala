@@ -85,5 +85,6 @@ class ExplainSuite extends SparkSessions {
     val ran = section(extended(df))
     assert(ran.startsWith(distribution + "planguard.testing.RemoveFinalAggregateExchange"), ran)
     assert(!ran.contains(PlanGuardExplain.NotRun), ran)
+    assert(ran.split("\n").count(_.startsWith("DISTRIBUTION")) == 1, ran)
   }
 }

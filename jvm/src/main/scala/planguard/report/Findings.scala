@@ -31,9 +31,15 @@ object Findings {
     case _ => checks
   }
 
-  /** Keeps `record` on the query whose checks run on this thread, if any. */
+  /**
+   * Keeps `record` on the query whose checks run on this thread, if any, unless it is kept
+   * already: adaptive execution checks a query again at each re-planning.
+   */
   private[report] def keep(record: ViolationRecord): Unit =
-    Option(current.get).foreach(update(_)(_ :+ record))
+    Option(current.get).foreach(update(_) { kept =>
+      if (kept.exists(_.copy(plan = record.plan, time = record.time) == record)) kept
+      else kept :+ record
+    })
 
   /** What was found in the query whose root is `query`, oldest first; None: never checked. */
   def of(query: TreeNode[_]): Option[Seq[ViolationRecord]] =

@@ -23,9 +23,7 @@ final class PlanGuardExplain extends ExtendedExplainGenerator {
     PlannedQuery.plannedRoot(plan).flatMap(Findings.of) match {
       case None => PlanGuardExplain.NotChecked
       case Some(found) =>
-        // Adaptive execution checks a query again at each re-planning: each finding once.
-        val lines = found.distinctBy(r => (r.id, r.phase, r.rule, r.expected, r.actual,
-          r.differences)).map(PlanGuardExplain.text)
+        val lines = found.map(PlanGuardExplain.text)
         val notRun = plan match {
           case adaptive: AdaptiveSparkPlanExec if !adaptive.isFinalPlan =>
             Seq(PlanGuardExplain.NotRun)
