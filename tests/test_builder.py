@@ -105,6 +105,24 @@ def test_importing_planguard_changes_nothing_in_pyspark():
     assert result.returncode == 0, result.stderr
 
 
+def test_the_error_conversion_installs_without_a_spark_connect_client():
+    """Where the Spark Connect client cannot load (grpcio missing, here), the classic conversion
+    is installed all the same."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "sys.modules['grpc'] = None  # import grpc fails, as without grpcio\n"
+        "from pyspark.errors.exceptions import captured\n"
+        "import planguard\n"
+        "planguard.install_error_conversion()\n"
+        "assert captured.convert_exception._planguard\n"
+        "assert 'pyspark.sql.connect.client.core' not in sys.modules\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
 def test_configure_sets_confs_with_or_without_prefix():
     builder = SparkSession.builder
     planguard.configure(builder, enabled=False, **{"check.OPTIMIZER_SCHEMA": "off",

@@ -209,7 +209,9 @@ def _convert_connect_errors() -> None:
     """Wraps the function that turns a Spark Connect server's error into a Python exception."""
     try:
         from pyspark.sql.connect.client import core
-    except ImportError:  # no Spark Connect client here (grpcio, pandas or pyarrow missing)
+    except Exception:
+        # No usable Spark Connect client here (grpcio, pandas or pyarrow missing, or a protobuf
+        # its generated code does not load with): the classic conversion alone.
         return
     original = getattr(core, "convert_exception", None)
     if original is None or getattr(original, "_planguard", False):
