@@ -62,6 +62,21 @@ def test_the_planner_is_listed_only_when_asked_for():
         planguard.configure(SparkSession.builder, **{"planner.enabled": True})
 
 
+def test_configure_lists_the_explain_provider_once_keeping_the_users():
+    """EXPLAIN's planguard section (Spark 4): appended to the providers listed, never twice, and
+    a class the jar of the installed pyspark's line has."""
+    import zipfile
+
+    key = "spark.sql.extendedExplainProviders"
+    builder = SparkSession.builder.config(key, "com.example.Explain")
+    planguard.configure(builder)
+    planguard.configure(builder, mode="warn")
+    assert builder._options[key] == "com.example.Explain," + planguard.EXPLAIN_CLASS
+    builder._options.pop(key)
+    assert planguard.EXPLAIN_CLASS.replace(".", "/") + ".class" in \
+        zipfile.ZipFile(planguard.jar_path()).namelist()
+
+
 def test_importing_planguard_changes_nothing_in_pyspark():
     """The error conversion is installed by configure (or install_error_conversion), not by an
     import: a process that imports planguard and never configures it keeps PySpark as it was."""
@@ -77,10 +92,33 @@ def test_importing_planguard_changes_nothing_in_pyspark():
         "after = (captured.convert_exception, SparkSession.Builder.getOrCreate,\n"
         "         DataFrame.mapInArrow, SparkSession.createDataFrame)\n"
         "assert before == after, 'import changed PySpark'\n"
+        "from pyspark.sql.connect.client import core\n"
+        "connect = core.convert_exception\n"
+        "assert not hasattr(connect, '_planguard')\n"
         "planguard.install_error_conversion()\n"
         "planguard.install_error_conversion()\n"
         "assert captured.convert_exception is not before[0]\n"
-        "assert captured.convert_exception._planguard\n")
+        "assert captured.convert_exception._planguard\n"
+        "assert core.convert_exception is not connect\n"
+        "assert core.convert_exception._planguard\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_error_conversion_installs_without_a_spark_connect_client():
+    """Where the Spark Connect client cannot load (grpcio missing, here), the classic conversion
+    is installed all the same."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "sys.modules['grpc'] = None  # import grpc fails, as without grpcio\n"
+        "from pyspark.errors.exceptions import captured\n"
+        "import planguard\n"
+        "planguard.install_error_conversion()\n"
+        "assert captured.convert_exception._planguard\n"
+        "assert 'pyspark.sql.connect.client.core' not in sys.modules\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 

@@ -81,8 +81,9 @@ def test_a_field_the_python_side_does_not_know_fails_the_read():
 
 
 def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
-    """The log Python reads, `planguard check`'s report (read back whole, with its verdicts) and
-    the event log's listener event all carry the record as its one writer writes it."""
+    """The log Python reads, `planguard check`'s report (read back whole, with its verdicts),
+    the event log's listener event and the rows of SQL's planguard_violations() all carry the
+    record as its one writer writes it."""
     conf(SWAP_COLUMNS, "true")
     conf("spark.planguard.mode", "warn")
     spark.range(5).selectExpr("CAST(id AS INT) AS a", "id * 2 AS b").collect()
@@ -97,6 +98,10 @@ def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
     written = protocol.sparkEventToJsonString(event)
     assert _violations.read(json.loads(written)["violation"]) == logged
     assert protocol.sparkEventFromJson(written).equals(event)  # the history server reads it
+    rows = spark.sql("SELECT * FROM planguard_violations()")
+    assert rows.columns == list(_violations.Violation.__annotations__)
+    assert [_violations.read(row.asDict()) for row in rows.collect()] == \
+        planguard.violations(spark)
 
     sent = jvm.planguard.statements.StatementCheck.json(
         spark._jsparkSession, "SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(5)")
@@ -107,6 +112,28 @@ def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
     (checked,) = verdict.violations
     assert checked == planguard.violations(spark)[-1]
     assert {**checked, "time": 0, "plan": ""} == {**logged, "time": 0, "plan": ""}
+
+
+@pytest.mark.parametrize("sql,confs", [
+    ("SELECT 1 AS x, 2 AS X", {"spark.planguard.check.UNIQUE_FIELD": "fail"}),  # no rule
+    ("SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(3)", {SWAP_COLUMNS: "true"}),
+])
+def test_a_violation_reads_the_same_from_its_condition_and_parameters(spark, conf, sql, confs):
+    """What a Spark Connect client reads (the error's condition and message parameters, read by
+    planguard._errors' one reader) gives the fields py4j reads from the Java exception; expected
+    and actual as the message's texts."""
+    from planguard._errors import _Sent
+
+    for key, value in confs.items():
+        conf(key, value)
+    with pytest.raises(planguard.InvariantViolation) as caught:
+        spark.sql(sql).collect()
+    e = caught.value
+    sent = planguard.InvariantViolation._from_sent(
+        _Sent(e.getCondition(), e.getMessageParameters(), "", e.getSqlState()))
+    assert (sent.invariant, sent.phase, sent.rule) == (e.invariant, e.phase, e.rule)
+    assert (sent.expected, sent.actual) == (e._origin.expectedText(), e._origin.actualText())
+    assert (sent.getCondition(), sent.getSqlState()) == (e.getCondition(), e.getSqlState())
 
 
 def test_a_violation_record_with_another_field_fails_the_read():

@@ -9,12 +9,13 @@ from planguard._configuration_error import ConfigurationError
 from planguard._errors import BatchSchemaViolation, InvariantViolation, install_error_conversion
 from planguard._explain import explain
 from planguard._jar import jar_path, tools_jar_path
-from planguard._session import (EXTENSION_CLASS, PLANNER_EXTENSION_CLASS, configure, installed,
-                                violation_count, violations)
+from planguard._session import (EXPLAIN_CLASS, EXTENSION_CLASS, PLANNER_EXTENSION_CLASS, configure,
+                                installed, violation_count, violations)
 from planguard._stages import Input, Operator, Partitioning, Stage, stages
 
 __all__ = [
     "BatchSchemaViolation",
+    "EXPLAIN_CLASS",
     "EXTENSION_CLASS",
     "ConfigurationError",
     "InvariantViolation",

@@ -6,10 +6,13 @@ from pyspark.sql import SparkSession
 from planguard import _violations
 from planguard._configuration_error import ConfigurationError
 from planguard._errors import install_error_conversion
-from planguard._jar import declared_confs, jar_path, tools_jar_path
+from planguard._jar import declared_confs, jar_path, running_line, tools_jar_path
 
 EXTENSION_CLASS = "planguard.PlanGuardExtensions"
 PLANNER_EXTENSION_CLASS = "planguard.planner.PlanGuardPlannerExtensions"
+# planguard's section of EXPLAIN (Spark 4.0's extended explain providers; not on Spark 3.5).
+EXPLAIN_CLASS = "planguard.explain.PlanGuardExplain"
+_EXPLAIN_KEY = "spark.sql.extendedExplainProviders"
 _PREFIX = "spark.planguard."
 _CHECK_KEY = "spark.planguard.check.<INVARIANT>"
 _PLANNER_KEY = "spark.planguard.planner.enabled"
@@ -28,6 +31,9 @@ def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool =
     twice, and sets ``spark.planguard.*``
     confs: ``mode`` and any ``**confs``, named with or without the ``spark.planguard.`` prefix
     (``configure(b, **{"check.OPTIMIZER_SCHEMA": "warn"})``).
+    On Spark 4, appends ``planguard.explain.PlanGuardExplain`` to
+    ``spark.sql.extendedExplainProviders`` (keeping the providers listed), so that EXPLAIN shows
+    planguard's findings.
     Installs the error conversion (:func:`install_error_conversion`), so that a violation raises
     :class:`InvariantViolation`.
 
@@ -54,6 +60,9 @@ def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool =
     for extension in extensions:
         listed = _append(listed, extension)
     builder.config("spark.sql.extensions", listed)
+    # Spark 3.5 has no explain providers, and its jar no such class.
+    if running_line() != "3.5":
+        builder.config(_EXPLAIN_KEY, _append(options.get(_EXPLAIN_KEY), EXPLAIN_CLASS))
     install_error_conversion()
     return builder
 

@@ -3,13 +3,15 @@ package planguard
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
 import planguard.naming.{ApplySpecNames, GeneratedNames}
+import planguard.report.ViolationsFunction
 import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule,
   RememberAnalyzedPlan}
 import planguard.shims.ExtensionPoints
 
 /**
  * Installs planguard's checks: `spark.sql.extensions=planguard.PlanGuardExtensions`. They read
- * plans and never change what a query computes. planguard's planner, which does change plans, is
+ * plans and never change what a query computes; SQL's `planguard_violations()` reads their
+ * report. planguard's planner, which does change plans, is
  * a separate extension a user lists to get it (planner.PlanGuardPlannerExtensions). Applied more
  * than once to one session's extensions, it installs its rules once (AppliedOnce). On a Spark
  * line the jar was not built for, it installs nothing (BuiltFor); on a line newer than every line
@@ -48,6 +50,9 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       ColumnarChecksLast.inject(extensions, session => new PlanGuardColumnarRule(session))
       // Adaptive execution runs query-stage preparation rules on each whole re-planned plan.
       extensions.injectQueryStagePrepRule(session => CheckAdaptivePlan(session))
+      // A table-valued function, SELECT * FROM planguard_violations(): the session's report as
+      // rows, for SQL, JDBC, notebooks and Spark Connect clients, which have no py4j to call.
+      extensions.injectTableFunction(ViolationsFunction.description)
     }
   }
 }

@@ -57,13 +57,16 @@ object InvariantViolation {
       rule: Option[String]): Map[String, String] = Map(
     "phase" -> phase,
     "comparison" -> diff.comparison,
-    // Analysis checks the query as written: no rule has run on it yet.
-    "rule" -> rule.getOrElse(
-      if (phase == Phase.Analysis) "none (the query as written)" else "unknown"),
+    "rule" -> ruleText(rule, phase),
     "expected" -> diff.expectedText,
     "actual" -> diff.actualText,
     "differences" -> diff.differences.mkString("; "),
     "advice" -> s"${advice(invariant, phase)} See ${invariant.docs}.")
+
+  /** The rule as reports name it: when there is none, why. */
+  def ruleText(rule: Option[String], phase: String): String =
+    // Analysis checks the query as written: no rule has run on it yet.
+    rule.getOrElse(if (phase == Phase.Analysis) "none (the query as written)" else "unknown")
 
   private def advice(invariant: Invariant, phase: String): String = invariant match {
     case Invariant.UniqueField =>

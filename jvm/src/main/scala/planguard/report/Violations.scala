@@ -44,9 +44,10 @@ object Violations {
   private def record(session: SparkSession, level: Level, invariant: Invariant, phase: String,
       diff: Departure, rule: Option[String], plan: TreeNode[_]): Unit = {
     val violation = new InvariantViolation(invariant, phase, diff, rule)
-    ViolationLog.record(session, ViolationRecord(invariant.id, level.name, phase, rule,
-      diff.expectedText, diff.actualText, diff.differences,
-      summary(plan), System.currentTimeMillis()))
+    val found = ViolationRecord(invariant.id, level.name, phase, rule, diff.expectedText,
+      diff.actualText, diff.differences, summary(plan), System.currentTimeMillis())
+    ViolationLog.record(session, found)
+    Findings.keep(found)
     level match {
       case _ if recordOnlyNow.value =>
       case Level.Fail => throw violation

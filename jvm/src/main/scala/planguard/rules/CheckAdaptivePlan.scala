@@ -9,7 +9,7 @@ import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution}
 import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck}
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Phase}
-import planguard.report.{Guarded, Violations}
+import planguard.report.{Findings, Guarded, Violations}
 import planguard.schema.LogicalTypes
 
 /**
@@ -33,29 +33,32 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
     Guarded(session, ruleName) {
       val levels = PlanGuardConf.levels(session.sessionState.conf)
       val types = LogicalTypes.of(session.sessionState.conf)
-      PlannedQuery.whole(plan, PlannedQuery.owner(plan, session)).foreach { qe =>
-        val reoptimized = PlannedQuery.rootLink(plan)
-          .filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
-        reoptimized.foreach { logical =>
-          val analyzed = PlannedQuery.analyzed(qe)
-          Violations.report(levels, session, Invariant.OptimizerSchema,
-            Phase.AdaptiveReoptimization, logical)(
-            OptimizerSchemaCheck(analyzed, qe.optimizedPlan, logical, types)) { _ =>
-            OptimizerReplay.firstBreakingOf(
-              session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules, qe.optimizedPlan,
-              "adaptive runtime optimizer rule") { p =>
-              !OptimizerSchemaCheck(analyzed, qe.optimizedPlan, p, types).isEmpty
+      val owner = PlannedQuery.owner(plan, session)
+      Findings.keptOn(PlannedQuery.findingsRoot(plan, owner), levels) {
+        PlannedQuery.whole(plan, owner).foreach { qe =>
+          val reoptimized = PlannedQuery.rootLink(plan)
+            .filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
+          reoptimized.foreach { logical =>
+            val analyzed = PlannedQuery.analyzed(qe)
+            Violations.report(levels, session, Invariant.OptimizerSchema,
+              Phase.AdaptiveReoptimization, logical)(
+              OptimizerSchemaCheck(analyzed, qe.optimizedPlan, logical, types)) { _ =>
+              OptimizerReplay.firstBreakingOf(
+                session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules, qe.optimizedPlan,
+                "adaptive runtime optimizer rule") { p =>
+                !OptimizerSchemaCheck(analyzed, qe.optimizedPlan, p, types).isEmpty
+              }
             }
           }
+          Violations.report(levels, session, Invariant.PhysicalSchema,
+            Phase.AdaptiveReoptimization, plan)(
+            PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
+            PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
+              types))
         }
-        Violations.report(levels, session, Invariant.PhysicalSchema,
-          Phase.AdaptiveReoptimization, plan)(
-          PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
-          PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
-            types))
-      }
-      if (Violations.recordingOnly || plan.exists(_.isInstanceOf[QueryStageExec])) {
-        CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels)
+        if (Violations.recordingOnly || plan.exists(_.isInstanceOf[QueryStageExec])) {
+          CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels)
+        }
       }
     }
     plan

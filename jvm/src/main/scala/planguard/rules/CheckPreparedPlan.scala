@@ -10,7 +10,7 @@ import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck, PlanningSche
   UniqueFieldCheck}
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Phase}
-import planguard.report.{Guarded, Violations}
+import planguard.report.{Findings, Guarded, Violations}
 import planguard.schema.LogicalTypes
 
 /**
@@ -31,42 +31,44 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
       val levels = PlanGuardConf.levels(session.sessionState.conf)
       val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
-      PlannedQuery.of(plan, owner, session).filter(_.unchecked).foreach { query =>
-        Violations.report(levels, session, Invariant.UniqueField, Phase.Analysis,
-          query.analyzed)(
-          UniqueFieldCheck(query.analyzed, query.analyzedOutput,
-            session.sessionState.conf.caseSensitiveAnalysis))(
-          _ => None)
-        Violations.report(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
-          query.optimized)(
-          OptimizerSchemaCheck(query.analyzed, query.analyzedOutput, query.optimizedOutput,
-            types)) { _ =>
-          OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
-            query.analyzed.clone())(
-            !OptimizerSchemaCheck(query.analyzed, query.analyzed, _, types).isEmpty)
-        }
-        val planned = query.planned.getOrElse(plan)
-        Violations.report(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
-          planned)(
-          PlanningSchemaCheck(query.optimized, query.optimizedOutput, planned, types))(_ =>
-          StrategyAttribution.strategyOf(session, planned))
-        query.markChecked()
-      }
-      PlannedQuery.whole(plan, owner).foreach { qe =>
-        Violations.report(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
-          PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
-          PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
-            types))
-      }
-      plan match {
-        // A leaf here: its stages, re-plannings and final stage are checked as they come.
-        case _: AdaptiveSparkPlanExec =>
-        case _ =>
-          CheckPlanContracts(session, plan, Phase.Preparation, levels)
-          // An EXPLAIN statement's plan is shown, never run: it shows the plan Spark made.
-          if (!PlannedQuery.explainedOnly(owner)) {
-            result = PlaceBatchChecks(plan, session.sessionState.conf, levels)
+      Findings.keptOn(PlannedQuery.findingsRoot(plan, owner), levels) {
+        PlannedQuery.of(plan, owner, session).filter(_.unchecked).foreach { query =>
+          Violations.report(levels, session, Invariant.UniqueField, Phase.Analysis,
+            query.analyzed)(
+            UniqueFieldCheck(query.analyzed, query.analyzedOutput,
+              session.sessionState.conf.caseSensitiveAnalysis))(
+            _ => None)
+          Violations.report(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
+            query.optimized)(
+            OptimizerSchemaCheck(query.analyzed, query.analyzedOutput, query.optimizedOutput,
+              types)) { _ =>
+            OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
+              query.analyzed.clone())(
+              !OptimizerSchemaCheck(query.analyzed, query.analyzed, _, types).isEmpty)
           }
+          val planned = query.planned.getOrElse(plan)
+          Violations.report(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
+            planned)(
+            PlanningSchemaCheck(query.optimized, query.optimizedOutput, planned, types))(_ =>
+            StrategyAttribution.strategyOf(session, planned))
+          query.markChecked()
+        }
+        PlannedQuery.whole(plan, owner).foreach { qe =>
+          Violations.report(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
+            PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
+            PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
+              types))
+        }
+        plan match {
+          // A leaf here: its stages, re-plannings and final stage are checked as they come.
+          case _: AdaptiveSparkPlanExec =>
+          case _ =>
+            CheckPlanContracts(session, plan, Phase.Preparation, levels)
+            // An EXPLAIN statement's plan is shown, never run: it shows the plan Spark made.
+            if (!PlannedQuery.explaining(session)) {
+              result = PlaceBatchChecks(plan, session.sessionState.conf, levels)
+            }
+        }
       }
     }
     result

@@ -44,11 +44,7 @@ object PlannedQuery {
    */
   def of(plan: SparkPlan, owner: Option[QueryExecution], session: SparkSession)
       : Option[PlannedQuery] = {
-    val root = plan match {
-      case adaptive: AdaptiveSparkPlanExec => rootLink(adaptive.inputPlan)
-      case _ => rootLink(plan)
-    }
-    root.flatMap { plannedRoot =>
+    plannedRoot(plan).flatMap { plannedRoot =>
       owner match {
         case Some(qe) =>
           if (qe.sparkPlan.logicalLink.exists(_ eq plannedRoot)) {
@@ -56,8 +52,9 @@ object PlannedQuery {
             Some(PlannedQuery(a, o, Some(qe.sparkPlan), plannedRoot,
               resultOutput(a, a.output), resultOutput(o, o.output)))
           } else None
-        case None if executionId(session).isEmpty =>
-          // explain, cache and df.rdd prepare plans outside any SQL execution.
+        case None if executionId(session).isEmpty || explaining(session) =>
+          // explain, cache and df.rdd prepare plans outside any SQL execution; an EXPLAIN
+          // statement inside its own, which is not the explained query's.
           val output = plannedRoot.output
           AnalyzedPlans.of(output).map { case (a, analyzedOutput) =>
             PlannedQuery(a, plannedRoot, None, plannedRoot, resultOutput(a, analyzedOutput),
@@ -92,6 +89,23 @@ object PlannedQuery {
   def analyzed(qe: QueryExecution): LogicalPlan = qe.commandExecuted
 
   /**
+   * The logical root a query's physical plan `plan` was planned from, adaptive or not: where the
+   * query's checks mark it checked and keep their findings.
+   */
+  def plannedRoot(plan: SparkPlan): Option[LogicalPlan] = plan match {
+    case adaptive: AdaptiveSparkPlanExec => rootLink(adaptive.inputPlan)
+    case _ => rootLink(plan)
+  }
+
+  /**
+   * The root the findings of a check of `plan` are kept on (report.Findings): the planned root
+   * of the query that owns it, whatever part of it `plan` is; with no owner (a plan prepared
+   * outside a SQL execution), `plan`'s own.
+   */
+  def findingsRoot(plan: SparkPlan, owner: Option[QueryExecution]): Option[LogicalPlan] =
+    owner.fold(plannedRoot(plan))(qe => rootLink(qe.sparkPlan))
+
+  /**
    * The logical plan a physical plan's root was planned from. A columnar transition is put on
    * top of the plan after planning, with no logical link of its own: Spark's ColumnarToRowExec
    * over a columnar root, and the transitions of a plugin that runs the whole plan columnar
@@ -116,9 +130,12 @@ object PlannedQuery {
     if (result eq plan) output else result.output
   }
 
-  /** True for a plan prepared by an EXPLAIN statement, which shows it and never runs it. */
-  def explainedOnly(owner: Option[QueryExecution]): Boolean =
-    owner.exists(_.analyzed.isInstanceOf[ExplainCommand])
+  /**
+   * True while an EXPLAIN statement runs: the plans it prepares are shown, never run, and belong
+   * to the query it explains, not to the statement's own execution.
+   */
+  def explaining(session: SparkSession): Boolean =
+    running(session).exists(_.analyzed.isInstanceOf[ExplainCommand])
 
   /** The same attributes, nearly always in the same order: compared in order before as sets. */
   def sameOutput(a: Seq[Attribute], b: Seq[Attribute]): Boolean =
@@ -126,16 +143,21 @@ object PlannedQuery {
 
   /**
    * The QueryExecution that may own `plan`: the adaptive plan's own, or the one of the running SQL
-   * execution. Only one whose physical planning has finished is returned, so that reading its
-   * plans never re-enters a planning phase still under way on this thread.
+   * execution, unless that is an EXPLAIN statement's. Only one whose physical planning has
+   * finished is returned, so that reading its plans never re-enters a planning phase still under
+   * way on this thread.
    */
   def owner(plan: SparkPlan, session: SparkSession): Option[QueryExecution] = plan match {
     // Inserted by its own query's preparation, which follows that query's physical planning.
     case adaptive: AdaptiveSparkPlanExec if !adaptive.isSubquery => Option(adaptive.context.qe)
     case _: AdaptiveSparkPlanExec => None
-    case _ => executionId(session).flatMap(id => Option(SQLExecution.getQueryExecution(id)))
-      .filter(_.tracker.phases.contains(QueryPlanningTracker.PLANNING))
+    case _ => running(session).filter(_.tracker.phases.contains(QueryPlanningTracker.PLANNING))
+      .filterNot(_.analyzed.isInstanceOf[ExplainCommand])
   }
+
+  /** The QueryExecution of the SQL execution running on this thread. */
+  private def running(session: SparkSession): Option[QueryExecution] =
+    executionId(session).flatMap(id => Option(SQLExecution.getQueryExecution(id)))
 
   private def executionId(session: SparkSession): Option[Long] =
     Option(session.sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)).map(_.toLong)
