@@ -62,15 +62,18 @@ def test_the_planner_is_listed_only_when_asked_for():
         planguard.configure(SparkSession.builder, **{"planner.enabled": True})
 
 
-def test_configure_lists_the_explain_provider_once_keeping_the_users():
-    """EXPLAIN's planguard section (Spark 4): appended to the providers listed, never twice, and
-    a class the jar of the installed pyspark's line has."""
+def test_configure_lists_the_explain_provider_when_asked_once_keeping_the_users():
+    """EXPLAIN's planguard section (Spark 4): not by default (Spark would add it to every
+    EXPLAIN); with explain=True appended to the providers listed, never twice, and a class the
+    jar of the installed pyspark's line has."""
     import zipfile
 
     key = "spark.sql.extendedExplainProviders"
     builder = SparkSession.builder.config(key, "com.example.Explain")
     planguard.configure(builder)
-    planguard.configure(builder, mode="warn")
+    assert builder._options[key] == "com.example.Explain"
+    planguard.configure(builder, explain=True)
+    planguard.configure(builder, mode="warn", explain=True)
     assert builder._options[key] == "com.example.Explain," + planguard.EXPLAIN_CLASS
     builder._options.pop(key)
     assert planguard.EXPLAIN_CLASS.replace(".", "/") + ".class" in \

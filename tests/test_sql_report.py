@@ -1,10 +1,11 @@
 """planguard's findings where users look without Python's API, in a real session with the broken
-test rules: EXPLAIN's planguard section (its provider, which configure lists on Spark 4) and the
-SQL table-valued function planguard_violations()."""
+test rules: EXPLAIN's planguard section (its provider, which configure(explain=True) lists on
+Spark 4, and a session may set) and the SQL table-valued function planguard_violations()."""
 import planguard
 from test_checks import SWAP_COLUMNS, projected
 
 SECTION = "== Extended Information (planguard) =="
+PROVIDERS = "spark.sql.extendedExplainProviders"
 
 
 def _section(text: str) -> str:
@@ -12,7 +13,17 @@ def _section(text: str) -> str:
     return text.split(SECTION, 1)[1].strip()
 
 
+def test_explain_is_what_spark_prints_unless_the_section_is_asked_for(spark, conf, capsys):
+    conf(SWAP_COLUMNS, "true")
+    conf("spark.planguard.mode", "warn")
+    spark.range(5).selectExpr("id * 2 AS b").explain("extended")
+    assert "== Physical Plan ==" in capsys.readouterr().out
+    assert SECTION not in spark.sql("EXPLAIN EXTENDED SELECT CAST(id AS INT) AS a, id * 2 AS b "
+                                    "FROM range(5)").head()[0]
+
+
 def test_explain_shows_a_warn_level_finding(spark, adaptive, conf, capsys):
+    conf(PROVIDERS, planguard.EXPLAIN_CLASS)
     conf(SWAP_COLUMNS, "true")
     conf("spark.planguard.mode", "warn")
     for df in projected(spark):
@@ -29,6 +40,7 @@ def test_explain_shows_a_warn_level_finding(spark, adaptive, conf, capsys):
 
 
 def test_explain_of_a_legal_query_says_all_invariants_hold(spark, conf, capsys):
+    conf(PROVIDERS, planguard.EXPLAIN_CLASS)
     conf("spark.sql.adaptive.enabled", "false")
     before = planguard.violation_count(spark)
     spark.range(5).selectExpr("id * 2 AS b").explain("extended")

@@ -1,5 +1,6 @@
 """Registering planguard in a SparkSession builder, and asking a running session about it."""
 import json
+import warnings
 
 from pyspark.sql import SparkSession
 
@@ -20,7 +21,7 @@ _POSITIVE_INTEGER = "<positive integer>"  # the `allowed` of a key taking any po
 
 
 def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool = False,
-              tools: bool = False, **confs) -> SparkSession.Builder:
+              tools: bool = False, explain: bool = False, **confs) -> SparkSession.Builder:
     """Adds planguard to a SparkSession builder and returns the builder.
 
     Appends the bundled jar to ``spark.jars`` and ``planguard.PlanGuardExtensions`` to
@@ -31,9 +32,11 @@ def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool =
     twice, and sets ``spark.planguard.*``
     confs: ``mode`` and any ``**confs``, named with or without the ``spark.planguard.`` prefix
     (``configure(b, **{"check.OPTIMIZER_SCHEMA": "warn"})``).
-    On Spark 4, appends ``planguard.explain.PlanGuardExplain`` to
-    ``spark.sql.extendedExplainProviders`` (keeping the providers listed), so that EXPLAIN shows
-    planguard's findings.
+    With ``explain=True``, on Spark 4, appends ``planguard.explain.PlanGuardExplain`` to
+    ``spark.sql.extendedExplainProviders`` (keeping the providers listed), so that EXPLAIN and the
+    UI's SQL tab end with planguard's findings. Not by default: Spark then adds the section to
+    every EXPLAIN, which would change what a session prints. Spark 3.5 has no such providers: there
+    it warns and lists nothing.
     Installs the error conversion (:func:`install_error_conversion`), so that a violation raises
     :class:`InvariantViolation`.
 
@@ -60,8 +63,11 @@ def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool =
     for extension in extensions:
         listed = _append(listed, extension)
     builder.config("spark.sql.extensions", listed)
-    # Spark 3.5 has no explain providers, and its jar no such class.
-    if running_line() != "3.5":
+    if explain and running_line() == "3.5":
+        warnings.warn("Spark 3.5 has no extended explain providers: EXPLAIN shows no planguard "
+                      "section there; planguard.violations(spark) and SELECT * FROM "
+                      "planguard_violations() report the findings", stacklevel=2)
+    elif explain:
         builder.config(_EXPLAIN_KEY, _append(options.get(_EXPLAIN_KEY), EXPLAIN_CLASS))
     install_error_conversion()
     return builder
