@@ -1,7 +1,8 @@
 """An external corpus for planguard's false alarms: Apache Spark's own SQL golden-file test inputs.
 
 The statements come from the Maven Central artifact org.apache.spark:spark-sql_2.13:4.0.1 with
-classifier `tests` (Apache License 2.0), directory `sql-tests/inputs/`. They are split into
+classifier `tests` (Apache License 2.0), directory `sql-tests/inputs/`; `--spark-tests 4.1.3`
+takes another Spark release's (each line's own test inputs, for that line's pyspark). They are split into
 statements as Spark's SQLQueryTestSuite splits them, and each file runs in a fresh session,
 statement after statement, every result collected. Each run is its own process (its own JVM):
 
@@ -23,7 +24,7 @@ Usage (see docs/corpus.md):
 
     python benchmarks/sql_corpus.py [--files GLOB[,GLOB]] [--limit N] [--aqe on|off|both]
                                     [--planner] [--out DIR] [--jobs N] [--resume]
-                                    [--compare-only]
+                                    [--compare-only] [--spark-tests VERSION]
 
 Importable: `measure(...)` runs and compares; `compare(baseline, run)` compares two runs' records.
 """
@@ -49,7 +50,9 @@ import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "corpus-sql"
-ARTIFACT = "org.apache.spark:spark-sql_2.13:4.0.1:jar:tests"
+# The Spark release whose SQL test inputs are the corpus: --spark-tests, which the workers inherit.
+SPARK_TESTS = "PLANGUARD_CORPUS_SPARK"
+DEFAULT_SPARK_TESTS = "4.0.1"
 INPUTS = "sql-tests/inputs/"
 POSTGRES_DATA = "test-data/postgresql/"
 
@@ -128,9 +131,16 @@ def maven_jar(artifact: str, directory: pathlib.Path) -> pathlib.Path:
     return jar
 
 
+def corpus_version() -> str:
+    return os.environ.get(SPARK_TESTS, DEFAULT_SPARK_TESTS)
+
+
 def corpus_jar() -> pathlib.Path:
-    """The tests jar from Maven Central, downloaded once into .cache/corpus-sql/."""
-    return maven_jar(ARTIFACT, CACHE)
+    """The tests jar from Maven Central, downloaded once into .cache/corpus-sql/: Spark 3's are
+    built for Scala 2.12, Spark 4's for 2.13."""
+    version = corpus_version()
+    scala = "2.12" if version.startswith("3.") else "2.13"
+    return maven_jar(f"org.apache.spark:spark-sql_{scala}:{version}:jar:tests", CACHE)
 
 
 def sha256(path: pathlib.Path) -> str:
@@ -323,9 +333,11 @@ def write_test_tables(spark, data: pathlib.Path, tables: pathlib.Path):
 
 def file_session(spark, name: str, confs, stmts, tables: pathlib.Path):
     """A new session for one file, set up as SQLQueryTestSuite.runQueries sets it up: ANSI mode by
-    folder, the postgreSQL/ UDFs, the file's confs, and the test tables its statements name
-    (created as managed tables, so that the catalog reset drops them)."""
+    folder (Spark 4's suite runs every file with it but nonansi/'s; Spark 3's, ansi/'s and
+    postgreSQL/'s), the postgreSQL/ UDFs, the file's confs, and the test tables its statements
+    name (created as managed tables, so that the catalog reset drops them)."""
     session = spark.newSession()
+    ansi = "true" if not corpus_version().startswith("3.") or name.startswith("ansi/") else "false"
     if name.startswith("postgreSQL/"):
         session.conf.set("spark.sql.ansi.enabled", "true")
         session.conf.set("spark.sql.legacy.interval.enabled", "true")
@@ -336,7 +348,7 @@ def file_session(spark, name: str, confs, stmts, tables: pathlib.Path):
     elif name.startswith("timestampNTZ/"):
         session.conf.set("spark.sql.timestampType", "TIMESTAMP_NTZ")
     else:
-        session.conf.set("spark.sql.ansi.enabled", "true")
+        session.conf.set("spark.sql.ansi.enabled", ansi)
     for key, value in confs:
         session.sql(f"set {key}={value}")
     text = "\n".join(stmts).lower()
@@ -730,10 +742,15 @@ def main(argv=None):
     parser.add_argument("--compare-only", action="store_true",
                         help="run nothing: compare the runs in --out (and the cached baselines) "
                              "over the files they have finished, runs still going included")
+    parser.add_argument("--spark-tests", metavar="VERSION",
+                        help="the Spark release whose SQL test inputs to run (default "
+                             f"{DEFAULT_SPARK_TESTS}; the workers inherit it)")
     parser.add_argument("--worker", choices=["baseline", "planguard", "planner"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--output", type=pathlib.Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.spark_tests:
+        os.environ[SPARK_TESTS] = args.spark_tests
     if args.worker:
         run_worker(args.worker, args.aqe == "on", args.files, args.limit, args.output,
                    args.resume)

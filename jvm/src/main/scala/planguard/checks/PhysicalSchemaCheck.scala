@@ -13,15 +13,16 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  * in place of a result it finds empty).
  */
 object PhysicalSchemaCheck {
+  /** @param outputs the physical plans' outputs, read once for all the checks of one plan */
   def apply(analyzed: LogicalPlan, planned: SparkPlan, prepared: SparkPlan,
-      types: LogicalTypes): SchemaDiff = {
+      types: LogicalTypes, outputs: Outputs = new Outputs): SchemaDiff = {
     val logicalRoot = planned.logicalLink.getOrElse(analyzed)
     // A command whose query is not its physical child is checked as that query, elsewhere.
     val plannedQuery = ResultPlans.physical(planned, logicalRoot).getOrElse(planned)
     val preparedQuery = ResultPlans.physical(prepared, logicalRoot).getOrElse(plannedQuery)
     // The usual case, cheaply: the same fields in the same order, none loosened.
     if ((preparedQuery eq plannedQuery) ||
-        types.conforms(plannedQuery.output, preparedQuery.output)) {
+        types.conforms(outputs(plannedQuery), outputs(preparedQuery))) {
       return SchemaDiff.Holds
     }
     val expected =

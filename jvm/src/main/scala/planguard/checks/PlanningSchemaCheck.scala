@@ -16,12 +16,13 @@ object PlanningSchemaCheck {
   /**
    * @param optimizedOutput the output of the optimized plan's result (ResultPlans.logical), read
    *                        once by the caller
+   * @param outputs the physical plans' outputs, read once for all the checks of one plan
    */
   def apply(optimized: LogicalPlan, optimizedOutput: Seq[Attribute], planned: SparkPlan,
-      types: LogicalTypes): SchemaDiff =
+      types: LogicalTypes, outputs: Outputs): SchemaDiff =
     ResultPlans.physical(planned, optimized) match {
       case Some(physical) =>
-        val output = physical.output
+        val output = outputs(physical)
         if (types.conforms(optimizedOutput, output)) SchemaDiff.Holds
         else SchemaDiff.exact(DataTypeUtils.fromAttributes(optimizedOutput),
           DataTypeUtils.fromAttributes(output),

@@ -16,8 +16,9 @@ final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
   extends UnaryExecNode {
 
   override def nodeName: String = "CheckBatchSchema"
-  // Kept: a union's or a projection's output is computed anew on every call, and Spark asks often.
-  @transient override lazy val output: Seq[Attribute] = child.output
+  // The output the check holds its child's rows to: the child's, read where the check was placed
+  // (a union's or a projection's output is derived anew on every call, and Spark asks often).
+  override def output: Seq[Attribute] = sampler.output
   override def outputPartitioning: Partitioning = child.outputPartitioning
   override def outputOrdering: Seq[SortOrder] = child.outputOrdering
   override def supportsColumnar: Boolean = child.supportsColumnar

@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.QueryStageExec
 
 import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution}
-import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck}
+import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck}
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Phase}
 import planguard.report.{Findings, Guarded, Violations}
@@ -35,7 +35,8 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
       val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
       Findings.keptOn(PlannedQuery.findingsRoot(plan, owner), levels) {
-        PlannedQuery.whole(plan, owner).foreach { qe =>
+        val outputs = new Outputs
+        PlannedQuery.whole(plan, owner, outputs).foreach { qe =>
           val reoptimized = PlannedQuery.rootLink(plan)
             .filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
           reoptimized.foreach { logical =>
@@ -52,7 +53,7 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
           }
           Violations.report(levels, session, Invariant.PhysicalSchema,
             Phase.AdaptiveReoptimization, plan)(
-            PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
+            PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types, outputs))(_ =>
             PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
               types))
         }

@@ -6,8 +6,8 @@ import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
 import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution, StrategyAttribution}
-import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck, PlanningSchemaCheck,
-  UniqueFieldCheck}
+import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck,
+  PlanningSchemaCheck, UniqueFieldCheck}
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Phase}
 import planguard.report.{Findings, Guarded, Violations}
@@ -31,6 +31,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
       val levels = PlanGuardConf.levels(session.sessionState.conf)
       val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
+      val outputs = new Outputs
       Findings.keptOn(PlannedQuery.findingsRoot(plan, owner), levels) {
         PlannedQuery.of(plan, owner, session).filter(_.unchecked).foreach { query =>
           Violations.report(levels, session, Invariant.UniqueField, Phase.Analysis,
@@ -49,13 +50,15 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           val planned = query.planned.getOrElse(plan)
           Violations.report(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
             planned)(
-            PlanningSchemaCheck(query.optimized, query.optimizedOutput, planned, types))(_ =>
+            PlanningSchemaCheck(query.optimized, query.optimizedOutput, planned, types,
+              outputs))(_ =>
             StrategyAttribution.strategyOf(session, planned))
           query.markChecked()
         }
-        PlannedQuery.whole(plan, owner).foreach { qe =>
+        PlannedQuery.whole(plan, owner, outputs).foreach { qe =>
           Violations.report(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
-            PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types))(_ =>
+            PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types,
+              outputs))(_ =>
             PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
               types))
         }
@@ -66,7 +69,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
             CheckPlanContracts(session, plan, Phase.Preparation, levels)
             // An EXPLAIN statement's plan is shown, never run: it shows the plan Spark made.
             if (!PlannedQuery.explaining(session)) {
-              result = PlaceBatchChecks(plan, session.sessionState.conf, levels)
+              result = PlaceBatchChecks(plan, session.sessionState.conf, levels, outputs)
             }
         }
       }

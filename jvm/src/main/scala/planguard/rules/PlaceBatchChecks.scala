@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.datasources.v2.V2CommandExec
 import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.internal.SQLConf
 
+import planguard.checks.Outputs
 import planguard.conf.{Levels, PlanGuardConf}
 import planguard.contract.{Invariant, Level}
 import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
@@ -23,18 +24,20 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
  */
 object PlaceBatchChecks {
 
-  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels): SparkPlan =
+  /** @param outputs the plan's outputs, read once for all the checks of one plan */
+  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels, outputs: Outputs): SparkPlan =
     levels(Invariant.BatchSchema) match {
       case Level.Off => plan
-      case level => place(plan, conf, level == Level.Fail)
+      case level => place(plan, conf, level == Level.Fail, outputs)
     }
 
-  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean): SparkPlan = {
+  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean, outputs: Outputs)
+      : SparkPlan = {
     val every = PlanGuardConf.batchSchemaEvery(conf)
     def checked(p: SparkPlan) =
       CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, result = false))
     def result(p: SparkPlan): SparkPlan = {
-      val output = p.output
+      val output = outputs(p)
       if (output.isEmpty) p
       else CheckBatchSchemaExec(p, BatchSampler(output, p.getClass, fail, every, result = true))
     }

@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.execution.command.ExplainCommand
 import org.apache.spark.sql.execution.exchange.Exchange
 
-import planguard.checks.ResultPlans
+import planguard.checks.{Outputs, ResultPlans}
 
 /**
  * The plans of a query whose physical plan is being prepared, with the outputs of their results
@@ -71,12 +71,14 @@ object PlannedQuery {
    * those of the query's planned root; an exchange is a stage boundary, never a whole plan. A
    * command outputs no attributes, so only its own prepared plan is taken for it.
    */
-  def whole(plan: SparkPlan, owner: Option[QueryExecution]): Option[QueryExecution] = plan match {
+  def whole(plan: SparkPlan, owner: Option[QueryExecution], outputs: Outputs)
+      : Option[QueryExecution] = plan match {
     case _: Exchange => None
     case _ => owner.filter { qe =>
-      if (qe.sparkPlan.output.isEmpty) {
+      val plannedOutput = outputs(qe.sparkPlan)
+      if (plannedOutput.isEmpty) {
         rootLink(plan).exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
-      } else sameOutput(qe.sparkPlan.output, plan.output)
+      } else sameOutput(plannedOutput, outputs(plan))
     }
   }
 
