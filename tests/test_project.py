@@ -100,3 +100,8 @@ def test_packages_have_no_cycles():
 
     for package in sorted(graph):
         visit(package)
+
+
+def test_the_installed_package_declares_its_type_hints():
+    """PEP 561: py.typed in the installed package, so that type checkers read planguard's hints."""
+    assert (pathlib.Path(planguard.__file__).parent / "py.typed").is_file()
