@@ -3,7 +3,9 @@ pyspark distribution (bin/spark-class), run jobs that get planguard's jar as a c
 by `spark-submit --jars`, and by `configure()` in a driver started with `python`. The driver-side
 checks stop a broken plan before it runs; BATCH_SCHEMA, checked in the tasks, fails a task on an
 executor, and the violation reaches the driver, and Python, with its details. The cluster is torn
-down when the module's tests end, failed or not."""
+down when the module's tests end, failed or not. A history server started from the same
+distribution, planguard's jar on its classpath, replays the spark-submit job's event log into the
+planguard tab."""
 import json
 import os
 import pathlib
@@ -11,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pyspark
 import pytest
@@ -142,17 +145,73 @@ def check(result: dict, executor_logs: str):
     assert "[PLANGUARD_BATCH_SCHEMA]" in executor_logs
 
 
-def test_spark_submit_with_the_jar_checks_on_the_driver_and_the_executors(cluster, tmp_path):
+@pytest.fixture(scope="module")
+def event_logs(tmp_path_factory) -> pathlib.Path:
+    """The event log directory of the spark-submit job."""
+    return tmp_path_factory.mktemp("events")
+
+
+def submit(cluster, event_logs: pathlib.Path, tmp_path: pathlib.Path):
     url, work = cluster
     extensions = ",".join([planguard.EXTENSION_CLASS, "planguard.testing.SwapRootColumnsExtension",
                            "planguard.testing.DropLastFieldExtension"])
     command = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", url,
                "--jars", f"{planguard.jar_path()},{TESTS_JAR}",
                "--conf", f"spark.sql.extensions={extensions}",
-               "--conf", "spark.executor.memory=512m", "--conf", "spark.ui.enabled=false"]
-    check(*run_job(tmp_path, work, command))
+               "--conf", "spark.executor.memory=512m", "--conf", "spark.ui.enabled=false",
+               "--conf", "spark.eventLog.enabled=true",
+               "--conf", f"spark.eventLog.dir={event_logs.as_uri()}"]
+    return run_job(tmp_path, work, command)
+
+
+def test_spark_submit_with_the_jar_checks_on_the_driver_and_the_executors(
+        cluster, event_logs, tmp_path):
+    check(*submit(cluster, event_logs, tmp_path))
 
 
 def test_configure_in_a_python_driver_checks_on_the_driver_and_the_executors(cluster, tmp_path):
     url, work = cluster
     check(*run_job(tmp_path, work, [sys.executable], [url, str(TESTS_JAR)], configure=True))
+
+
+def fetch(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read().decode()
+
+
+def test_the_history_server_shows_the_violations_of_an_event_log(cluster, event_logs, tmp_path):
+    """A history server as a platform runs one: the event logs' directory, a disk store (the
+    tab's entries written and read back as JSON), planguard's jar on the daemon's classpath."""
+    if not any(event_logs.iterdir()):  # the spark-submit test did not run in this session
+        submit(cluster, event_logs, tmp_path)
+    port = free_port()
+    options = {"spark.history.fs.logDirectory": event_logs.as_uri(),
+               "spark.history.ui.port": port, "spark.history.fs.update.interval": "1s",
+               "spark.history.store.path": tmp_path / "store"}
+    env = dict(os.environ, SPARK_HOME=str(SPARK_HOME), SPARK_LOG_DIR=str(tmp_path),
+               SPARK_DAEMON_CLASSPATH=str(planguard.jar_path()),
+               SPARK_HISTORY_OPTS=" ".join(f"-D{key}={value}" for key, value in options.items()))
+    server = spark_class("org.apache.spark.deploy.history.HistoryServer",
+                         log=tmp_path / "history.log", env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        def listed():
+            try:
+                return json.loads(fetch(base + "/api/v1/applications"))
+            except OSError:
+                return []
+        wait_for(listed, "the history server listing the job", [server])
+        app = listed()[0]["id"]
+        page = fetch(f"{base}/history/{app}/planguard/")
+        page = page.replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
+        assert "1 violation reported by this application" in page, page[-3000:]
+        for shown in ("<td>OPTIMIZER_SCHEMA</td>", "<td>fail</td>", "<td>optimization</td>",
+                      "<td>planguard.testing.SwapRootColumns (batch ",
+                      "<div>#0 a: name a -> b, type INT -> BIGINT</div>"):
+            assert shown in page, shown
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()

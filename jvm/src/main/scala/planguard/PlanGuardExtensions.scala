@@ -1,6 +1,7 @@
 package planguard
 
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
+import org.apache.spark.sql.planguard.ui.LiveUi
 
 import planguard.naming.{ApplySpecNames, GeneratedNames}
 import planguard.report.ViolationsFunction
@@ -41,6 +42,9 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       // write commands, cached plans) just before it becomes the optimizer's input.
       extensions.injectPlanNormalizationRule { session =>
         PlanGuard.register(session)
+        // The UI's planguard tab, once per SparkContext (when its UI is on): the builders run
+        // when a session's state is built, before any of its queries can break an invariant.
+        LiveUi.attach(session.sparkContext)
         RememberAnalyzedPlan(session)
       }
       // The columnar hook after the transitions runs on both the adaptive and the non-adaptive
