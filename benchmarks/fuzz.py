@@ -19,10 +19,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests")
 import fuzzing  # noqa: E402
 
 
-def search(differ, known: dict, round_seed: int, examples: int, deadline: float):
+def search(differ, known: dict, round_seed: int, examples: int, deadline: float, cache: dict):
     """One hypothesis search; returns the new difference's minimal (description, signature) or
-    None. Programs past the deadline pass unrun, which ends the search and its shrinking."""
-    cache = {}
+    None. Programs past the deadline pass unrun, which ends the search and its shrinking. The
+    programs it ran are the keys of ``cache``."""
 
     @seed(round_seed)
     @settings(max_examples=examples, deadline=None, database=None,
@@ -53,10 +53,14 @@ def main() -> None:
     args = parser.parse_args()
     deadline = time.monotonic() + args.minutes * 60
     differ, known, round_seed = fuzzing.Differ(planner=args.planner), {}, args.seed
+    ran = 0
     try:
         while time.monotonic() < deadline:
-            found = search(differ, known, round_seed, args.examples, deadline)
-            print(f"round seed {round_seed}: {'difference' if found else 'none'}", flush=True)
+            cache = {}
+            found = search(differ, known, round_seed, args.examples, deadline, cache)
+            ran += len(cache)
+            print(f"round seed {round_seed}: {len(cache)} programs, "
+                  f"{'difference' if found else 'none'}", flush=True)
             if found:
                 known[found[1]] = found[0]
                 print(f"\n=== difference {len(known)} (seed {round_seed})\n{found[0]}\n",
@@ -64,7 +68,7 @@ def main() -> None:
             round_seed += 1
     finally:
         differ.close()
-    print(f"{len(known)} distinct differences")
+    print(f"{ran} programs (each at AQE on and off), {len(known)} distinct differences")
 
 
 if __name__ == "__main__":

@@ -110,6 +110,12 @@ POSTGRES_FUNCTIONS = [
     "CREATE TEMPORARY FUNCTION boolne(b1 BOOLEAN, b2 BOOLEAN) RETURNS BOOLEAN RETURN b1 != b2",
     "CREATE TEMPORARY FUNCTION vol(s STRING) RETURNS STRING RETURN s",
 ]
+# The same, as Python UDFs, for Spark 3, which has no SQL functions.
+POSTGRES_UDFS = {
+    "booleq": (lambda b1, b2: None if b1 is None or b2 is None else b1 == b2, "boolean"),
+    "boolne": (lambda b1, b2: None if b1 is None or b2 is None else b1 != b2, "boolean"),
+    "vol": (lambda s: s, "string"),
+}
 STATEMENT_TIMEOUT = 60  # seconds; the statement's jobs are cancelled after it
 # The version of the records' format and normalisation: a cached baseline of another is not used.
 RECORD_FORMAT = 2
@@ -341,8 +347,12 @@ def file_session(spark, name: str, confs, stmts, tables: pathlib.Path):
     if name.startswith("postgreSQL/"):
         session.conf.set("spark.sql.ansi.enabled", "true")
         session.conf.set("spark.sql.legacy.interval.enabled", "true")
-        for function in POSTGRES_FUNCTIONS:
-            session.sql(function)
+        if spark_version().startswith("3."):
+            for function, (body, returns) in POSTGRES_UDFS.items():
+                session.udf.register(function, body, returns)
+        else:
+            for function in POSTGRES_FUNCTIONS:
+                session.sql(function)
     elif name.startswith("nonansi/"):
         session.conf.set("spark.sql.ansi.enabled", "false")
     elif name.startswith("timestampNTZ/"):

@@ -27,6 +27,30 @@ def test_jar_prints_the_checks_jar_or_the_tools_jar(tmp_path):
         planguard.tools_jar_path()
 
 
+def test_jar_runs_where_no_pyspark_is_installed(tmp_path):
+    """Staging the jars for a cluster needs no pyspark: `planguard jar --spark` imports none
+    (pyspark and py4j are made unimportable in the child); what needs pyspark says so."""
+    import planguard
+
+    script = "\n".join([
+        "import sys",
+        "sys.modules['pyspark'] = sys.modules['py4j'] = None",
+        "from planguard.cli import main",
+        "main(['jar', '--spark', '4.1'])",
+        "import planguard",
+        "try:",
+        "    planguard.configure",
+        "except ImportError as e:",
+        "    print(e)"])
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        planguard.jar_path("4.1"),
+        "planguard.configure needs pyspark, which is not installed: install the pyspark of your "
+        "Spark (or pip install 'planguard[pyspark]')"], result.stdout
+
+
 def test_explain_draws_the_stages(tmp_path):
     picture = tmp_path / "stages.svg"
     result = planguard_cli("explain", "--sql", GROUP_BY, "--format", "svg", "--output", picture,

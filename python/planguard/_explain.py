@@ -1,10 +1,17 @@
-"""``planguard.explain``: a query's stage DAG as text, or as a picture (DOT, SVG, HTML)."""
+"""``planguard.explain``: a query's stage DAG as text, or as a picture (DOT, SVG, HTML).
+
+PySpark is imported when a query is explained, not with this module: the command line's parser
+reads FORMATS where no pyspark may be installed (``planguard jar``).
+"""
+from __future__ import annotations
+
 from html import escape
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
-from pyspark.sql import DataFrame, SparkSession
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
-from planguard import _dot, _stages, _svg, _text
+    from planguard._stages import StageGraph
 
 FORMATS = ("text", "dot", "svg", "html")
 
@@ -19,6 +26,8 @@ def explain(query: Union[DataFrame, str], format: str = "text",
     boxes, exchanges as labelled arrows) and ``"html"`` (a self-contained page with the picture
     and the text) are returned as a string, not printed.
     """
+    from planguard import _stages
+
     text = render(_stages.graph(query, spark), format)
     if format == "text":
         print(text, end="")
@@ -26,7 +35,9 @@ def explain(query: Union[DataFrame, str], format: str = "text",
     return text
 
 
-def render(graph: _stages.StageGraph, format: str) -> str:
+def render(graph: StageGraph, format: str) -> str:
+    from planguard import _dot, _svg, _text
+
     if format == "text":
         return _text.render(graph)
     if format == "dot":
@@ -38,8 +49,10 @@ def render(graph: _stages.StageGraph, format: str) -> str:
     raise ValueError(f"Unknown format {format!r}: use one of {', '.join(FORMATS)}")
 
 
-def html(graph: _stages.StageGraph, title: str = "planguard stages") -> str:
+def html(graph: StageGraph, title: str = "planguard stages") -> str:
     """A self-contained page: the picture, then the text."""
+    from planguard import _svg, _text
+
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

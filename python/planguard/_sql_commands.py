@@ -8,7 +8,7 @@ Only the setup files (``--setup``) are run: the tables and views the checked SQL
 import re
 import sys
 
-from planguard import _check_report, _explain, _sql_text, _stages
+from planguard import _check_report, _explain, _sql_text
 from planguard._check_report import VerdictStatus
 
 # Exit codes: a lint step fails the build on 1 and 2.
@@ -52,6 +52,7 @@ def explain(args) -> int:
         raise UsageError(f"explain takes one statement; got {len(statements)}")
     spark = _session(args, "explain")
     try:
+        from planguard import _stages
         text = _explain.render(_stages.graph(statements[0].sql, spark), args.format)
     except Exception as e:  # noqa: BLE001 - reported as the command's result
         error = _converted(e)
@@ -70,6 +71,7 @@ def check(args) -> int:
     if not statements:
         raise UsageError("nothing to check: give FILE.sql arguments or --sql")
     spark = _session(args, "check")
+    from planguard import _stages
     checker = _stages.tools(spark).statements.StatementCheck
     failed, errors = 0, 0
     for statement in statements:
