@@ -8,9 +8,11 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
 /**
  * PHYSICAL_SCHEMA: preparing a physical plan (EnsureRequirements, columnar
  * transitions, ...) and adaptive re-planning keep the planned schema — exactly when the query is
- * projected, as a multiset otherwise; nullability may tighten, and loosen back to the analyzed
- * plan's, never further (adaptive execution puts an empty relation with the analyzed nullability
- * in place of a result it finds empty).
+ * projected, as a multiset otherwise. Nullability is the prepared plan's to restate: a NOT NULL
+ * it withdraws stays true of the rows (preparation puts physical scalar subqueries, declared
+ * nullable, where the optimizer proved a value non-null; adaptive execution puts an empty
+ * relation with the analyzed nullability in place of a result it finds empty), and one it adds
+ * at the root is checked on its rows (BATCH_SCHEMA).
  */
 object PhysicalSchemaCheck {
   /** @param outputs the physical plans' outputs, read once for all the checks of one plan */
@@ -25,9 +27,8 @@ object PhysicalSchemaCheck {
         types.conforms(outputs(plannedQuery), outputs(preparedQuery))) {
       return SchemaDiff.Holds
     }
-    val expected =
-      SchemaDiff.nullableAsIn(plannedQuery.schema, ResultPlans.logical(analyzed).schema, types)
     val actual = preparedQuery.schema
+    val expected = SchemaDiff.nullableAsIn(plannedQuery.schema, actual, types)
     val why = ResultPlans.orderRule(analyzed)
     if (ResultPlans.isProjected(analyzed)) SchemaDiff.exact(expected, actual, why, types)
     else SchemaDiff.asMultiset(expected, actual, why, types)

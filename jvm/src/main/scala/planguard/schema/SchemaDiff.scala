@@ -58,8 +58,8 @@ object SchemaDiff {
   }
 
   /**
-   * `schema` with each field nullable where `floor` has a nullable field of that name: a later step
-   * may give back nullability an earlier step tightened, down to what the analyzed plan declared.
+   * `schema` with each field nullable where `floor` has a nullable field of that name: the
+   * nullability a later step may declare without a difference.
    */
   def nullableAsIn(schema: StructType, floor: StructType, types: LogicalTypes): StructType = {
     val nullable = floor.fields.filter(_.nullable)
