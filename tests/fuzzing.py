@@ -5,7 +5,7 @@ A program is a list of statements over a small fixed schema (TABLES). A statemen
 (``{"sql": ...}``) or a DataFrame expression in Python source (``{"df": ...}``, evaluated with
 ``spark`` and ``F`` in scope). Every statement's result is collected. Its outcome is its rows (a
 sorted multiset, floats rounded: ``corpus.rows``) or its error class; two runs agree when every
-statement's outcome does.
+statement's outcome does (``agree``: a statement Spark fails and planguard stops first agrees).
 
 Spark reads ``spark.sql.extensions`` once per JVM, so each side is a worker process
 (``python tests/fuzzing.py worker plain|planguard``) reading programs as JSON lines on stdin and
@@ -19,6 +19,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 
 from hypothesis import strategies as st
 
@@ -142,11 +143,14 @@ def run_program(spark, request: dict) -> list:
 
 def serve(with_planguard: bool) -> None:
     """The worker loop: a JSON request per stdin line, a JSON answer per stdout line."""
+    # Nothing but answers on the protocol's stream, a copy of stdout: stdout itself goes to stderr,
+    # for Python and for the JVM the session starts (Spark 3.5's Ivy prints its settings there).
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     spark = session(with_planguard)
     for statement in setup_statements():
         spark.sql(statement)
-    out = sys.stdout
-    sys.stdout = sys.stderr  # nothing but answers on the protocol's stream
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()
     for line in sys.stdin:
@@ -155,36 +159,55 @@ def serve(with_planguard: bool) -> None:
 
 
 class Worker:
-    """A worker process and its pipes; ``ready`` waits for its session and tables."""
+    """A worker process and its pipes; ``ready`` waits for its session and tables. Its stderr
+    (Spark's log) goes to a temporary file, whose end a worker that died is reported with."""
 
     def __init__(self, with_planguard: bool):
         self.kind = "planguard" if with_planguard else "plain"
+        self.log = tempfile.NamedTemporaryFile(prefix=f"planguard-fuzz-{self.kind}-",
+                                               suffix=".log", delete=False)
         self.process = subprocess.Popen(
             [sys.executable, __file__, "worker", self.kind], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+            stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=ROOT)
+
+    def answer(self):
+        """The worker's next answer; a worker that ended answers nothing, and that is an error."""
+        line = self.process.stdout.readline()
+        if not line:
+            tail = pathlib.Path(self.log.name).read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"the {self.kind} worker ended (exit {self.process.wait()}); "
+                               f"the end of its log, {self.log.name}:\n{tail}")
+        return json.loads(line)
 
     def ready(self) -> None:
         """Waits until the worker has set its tables up."""
-        assert json.loads(self.process.stdout.readline()) == {"ready": True}, self.kind
+        assert self.answer() == {"ready": True}, self.kind
 
     def run(self, program: list, confs: dict) -> list:
         """The program's outcomes in this worker."""
         self.process.stdin.write(json.dumps({"program": program, "confs": confs}) + "\n")
         self.process.stdin.flush()
-        return json.loads(self.process.stdout.readline())
+        return self.answer()
 
     def close(self) -> None:
-        """Ends the worker: it exits when its stdin closes."""
+        """Ends the worker: it exits when its stdin closes. Its log goes with it."""
         self.process.stdin.close()
         self.process.wait(timeout=120)
+        self.log.close()
+        os.unlink(self.log.name)
 
 
 # ---------------------------------------------------------------- comparing
 
 
-def comparable(outcomes: list) -> list:
-    """What two runs must agree on: rows, or the error class (messages carry expression ids)."""
-    return [o.get("rows", o.get("error")) for o in outcomes]
+def agree(plain: dict, guarded: dict) -> bool:
+    """Whether a statement's two outcomes agree: the same rows, or the same error class (messages
+    carry expression ids); or Spark failed the statement and planguard stopped it first, naming
+    the contract its plan broke (Spark 3.5 plans `c1 IN (SELECT ...)` in a grouped select list
+    into an aggregate that reads a column it does not have, and fails running it)."""
+    if "error" in plain and guarded.get("error", "").startswith("PLANGUARD_"):
+        return True
+    return plain.get("rows", plain.get("error")) == guarded.get("rows", guarded.get("error"))
 
 
 def render(program: list) -> str:
@@ -196,7 +219,7 @@ def describe(program: list, confs: dict, plain: list, guarded: list) -> str:
     """A difference, for a failure message: the program, the confs, and each side's outcome."""
     lines = ["planguard changed the outcome of:", render(program), f"confs: {confs}"]
     for statement, a, b in zip(program, plain, guarded):
-        if a.get("rows", a.get("error")) != b.get("rows", b.get("error")):
+        if not agree(a, b):
             lines.append(f"  statement: {statement.get('sql', statement.get('df'))}")
             lines.append(f"    without planguard: {summary(a)}")
             lines.append(f"    with planguard:    {summary(b)}")
@@ -215,7 +238,7 @@ def signature(plain: list, guarded: list) -> str:
     numbers blanked (expression ids, positions), or "rows" when only rows differ."""
     parts = set()
     for a, b in zip(plain, guarded):
-        if a.get("rows", a.get("error")) != b.get("rows", b.get("error")):
+        if not agree(a, b):
             text = b["message"] if "error" in b else (a["message"] if "error" in a else "rows")
             parts.add(re.sub(r"\d+", "N", text))
     return " | ".join(sorted(parts))
@@ -242,7 +265,7 @@ class Differ:
             guarded_confs = {**variant,
                              "spark.planguard.planner.enabled": str(self.planner).lower()}
             guarded = self.guarded.run(program, guarded_confs)
-            if comparable(plain) != comparable(guarded):
+            if not all(map(agree, plain, guarded)):
                 return (describe(program, guarded_confs, plain, guarded),
                         signature(plain, guarded))
         return None

@@ -31,6 +31,8 @@ out = {}
 for name, sql in json.loads(sys.argv[1]).items():
     try:
         out[name] = [list(row) for row in spark.sql(sql).collect()]
+    except planguard.InvariantViolation as e:  # its condition, by PySpark's method on every line
+        out[name] = f"ERROR InvariantViolation [{e.getCondition()}] " + str(e).splitlines()[0][:300]
     except Exception as e:
         out[name] = f"ERROR {type(e).__name__} " + str(e).splitlines()[0][:300]
 print("RESULT " + json.dumps(out))

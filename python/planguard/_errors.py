@@ -84,7 +84,10 @@ class InvariantViolation(captured.CapturedException):
         return self._desc if self._sent else super().getMessage()
 
     def getCondition(self):
-        return self._sent.condition if self._sent else super().getCondition()
+        if self._sent:
+            return self._sent.condition
+        # PySpark 3.5 names it the error class.
+        return getattr(super(), "getCondition", super().getErrorClass)()
 
     def getMessageParameters(self):
         return dict(self._sent.parameters) if self._sent else super().getMessageParameters()
