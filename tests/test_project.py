@@ -105,3 +105,29 @@ def test_packages_have_no_cycles():
 def test_the_installed_package_declares_its_type_hints():
     """PEP 561: py.typed in the installed package, so that type checkers read planguard's hints."""
     assert (pathlib.Path(planguard.__file__).parent / "py.typed").is_file()
+
+
+def test_every_public_function_is_documented_and_typed():
+    """Every function a user calls (planguard's names, planguard.arrow's and planguard.testing's)
+    has a docstring, and annotates each parameter and its result."""
+    import inspect
+
+    import planguard.arrow
+    import planguard.testing
+
+    missing = []
+    for module in (planguard, planguard.arrow, planguard.testing):
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if n[0] != "_"]
+        for name in names:
+            value = getattr(module, name)
+            if not inspect.isfunction(value) or not value.__module__.startswith("planguard"):
+                continue
+            signature = inspect.signature(value)
+            if not (value.__doc__ or "").strip():
+                missing.append(f"{module.__name__}.{name}: no docstring")
+            missing += [f"{module.__name__}.{name}({parameter}): no annotation"
+                        for parameter, p in signature.parameters.items()
+                        if p.annotation is inspect.Parameter.empty]
+            if signature.return_annotation is inspect.Signature.empty:
+                missing.append(f"{module.__name__}.{name}: no return annotation")
+    assert missing == [], missing

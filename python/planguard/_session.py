@@ -21,7 +21,8 @@ _POSITIVE_INTEGER = "<positive integer>"  # the `allowed` of a key taking any po
 
 
 def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool = False,
-              tools: bool = False, explain: bool = False, **confs) -> SparkSession.Builder:
+              tools: bool = False, explain: bool = False,
+              **confs: object) -> SparkSession.Builder:
     """Adds planguard to a SparkSession builder and returns the builder.
 
     Appends the bundled jar to ``spark.jars`` and ``planguard.PlanGuardExtensions`` to

@@ -20,6 +20,7 @@ so the package must be installed where the Python workers run.
 """
 import functools
 import inspect
+from typing import Callable, Optional, Union
 
 import pyarrow as pa
 from pyspark.sql import GroupedData, SparkSession
@@ -112,8 +113,9 @@ def _arrow_type_at(arrow_fields, column: str) -> str:
     return str(t)
 
 
-def conform(data, schema, rule: str = None, source: str = "a Python function returned",
-            by_name: bool = False):
+def conform(data: Union[pa.RecordBatch, pa.Table], schema: Union[T.StructType, str],
+            rule: Optional[str] = None, source: str = "a Python function returned",
+            by_name: bool = False) -> Union[pa.RecordBatch, pa.Table]:
     """``data`` (a RecordBatch or Table) in Spark's encoding of ``schema``.
 
     ``by_name``: columns are matched by name, as Spark does for ``applyInArrow``; else by
@@ -176,7 +178,7 @@ def _keep_arity(fn, check):
     return wrapper
 
 
-def checked(fn, schema, api: str = "mapInArrow"):
+def checked(fn: Callable, schema: Union[T.StructType, str], api: str = "mapInArrow") -> Callable:
     """``fn`` made to check, and bring to Spark's encoding, every batch it returns.
 
     ``api`` is the PySpark API the function is for: ``mapInArrow`` (an iterator of RecordBatches
@@ -282,7 +284,7 @@ def _create_data_frame(original):
     return create
 
 
-def install():
+def install() -> None:
     """Makes PySpark's Arrow- and pandas-backed APIs check every batch (idempotent), and PySpark
     raise :class:`BatchSchemaViolation` on the driver for a batch a worker found wrong
     (:func:`planguard.install_error_conversion`)."""
@@ -294,7 +296,7 @@ def install():
         SparkSession.createDataFrame = _create_data_frame(SparkSession.createDataFrame)
 
 
-def uninstall():
+def uninstall() -> None:
     """Gives PySpark its own methods back."""
     for cls, api in _PATCHES + [(SparkSession, "createDataFrame")]:
         original = getattr(getattr(cls, api), "_planguard_original", None)

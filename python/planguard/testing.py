@@ -7,6 +7,10 @@ gives the answer of the baseline (Spark's defaults), naming the variants that di
 import math
 import shutil
 import tempfile
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Union
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
 # name -> (session confs, Parquet write options, cache the inputs)
 VARIANTS = {
@@ -23,8 +27,12 @@ VARIANTS = {
 _BASELINE = ({}, {"parquet.enable.dictionary": "true"}, False)
 
 
-def assert_encoding_invariant(spark, build_df, inputs=None, ordered=False, rel_tol=1e-9,
-                              abs_tol=1e-12, variants=None):
+def assert_encoding_invariant(
+        spark: "SparkSession",
+        build_df: Callable[[Dict[str, "DataFrame"]], Union["DataFrame", Dict[str, "DataFrame"]]],
+        inputs: Optional[Dict[str, "DataFrame"]] = None, ordered: bool = False,
+        rel_tol: float = 1e-9, abs_tol: float = 1e-12,
+        variants: Optional[Iterable[str]] = None) -> None:
     """Asserts that ``build_df`` answers the same under every variant.
 
     ``inputs``: name -> DataFrame, each written to Parquet (per variant's encoding) and read back;
