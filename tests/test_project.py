@@ -131,3 +131,20 @@ def test_every_public_function_is_documented_and_typed():
             if signature.return_annotation is inspect.Signature.empty:
                 missing.append(f"{module.__name__}.{name}: no return annotation")
     assert missing == [], missing
+
+
+def test_the_lazily_imported_names_are_listed_once():
+    """planguard's names that need pyspark are imported on first use: each name its module's
+    lazy map lists exists there, the TYPE_CHECKING imports (for type checkers) import exactly
+    those names, and __all__ is derived from the map."""
+    import ast
+
+    source = pathlib.Path(planguard.__file__).read_text()
+    type_checking = next(node for node in ast.parse(source).body
+                         if isinstance(node, ast.If) and getattr(node.test, "id", "") ==
+                         "TYPE_CHECKING")
+    imported = {alias.name: node.module for node in type_checking.body
+                for alias in node.names}
+    assert imported == {name: f"planguard.{module}"
+                        for name, module in planguard._WITH_PYSPARK.items()}
+    assert all(getattr(planguard, name) is not None for name in planguard.__all__)

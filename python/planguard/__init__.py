@@ -45,25 +45,5 @@ def __getattr__(name: str):
     return value
 
 
-__all__ = [
-    "BatchSchemaViolation",
-    "EXPLAIN_CLASS",
-    "EXTENSION_CLASS",
-    "ConfigurationError",
-    "InvariantViolation",
-    "Input",
-    "Operator",
-    "PLANNER_EXTENSION_CLASS",
-    "Partitioning",
-    "Stage",
-    "configure",
-    "explain",
-    "install_error_conversion",
-    "installed",
-    "jar_path",
-    "stages",
-    "tools_jar_path",
-    "violation_count",
-    "violations",
-]
+__all__ = sorted(["ConfigurationError", "jar_path", "tools_jar_path", *_WITH_PYSPARK])
 __version__ = "0.1.0"
