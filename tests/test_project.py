@@ -134,9 +134,10 @@ def test_every_public_function_is_documented_and_typed():
 
 
 def test_the_lazily_imported_names_are_listed_once():
-    """planguard's names that need pyspark are imported on first use: each name its module's
-    lazy map lists exists there, the TYPE_CHECKING imports (for type checkers) import exactly
-    those names, and __all__ is derived from the map."""
+    """planguard's names that need pyspark are imported on first use: each name its lazy map
+    lists exists in its module, the TYPE_CHECKING imports (for type checkers) import exactly
+    those names, and __all__ (a literal list, as type checkers read it) names exactly them and
+    the names planguard imports without pyspark."""
     import ast
 
     source = pathlib.Path(planguard.__file__).read_text()
@@ -147,4 +148,6 @@ def test_the_lazily_imported_names_are_listed_once():
                 for alias in node.names}
     assert imported == {name: f"planguard.{module}"
                         for name, module in planguard._WITH_PYSPARK.items()}
+    assert sorted(planguard.__all__) == sorted(
+        ["ConfigurationError", "jar_path", "tools_jar_path", *planguard._WITH_PYSPARK])
     assert all(getattr(planguard, name) is not None for name in planguard.__all__)

@@ -45,5 +45,27 @@ def __getattr__(name: str):
     return value
 
 
-__all__ = sorted(["ConfigurationError", "jar_path", "tools_jar_path", *_WITH_PYSPARK])
+# A literal list, as type checkers read it (they take a py.typed package's imports as private
+# unless __all__ names them); tests/test_project.py holds it to the names above.
+__all__ = [
+    "BatchSchemaViolation",
+    "EXPLAIN_CLASS",
+    "EXTENSION_CLASS",
+    "ConfigurationError",
+    "InvariantViolation",
+    "Input",
+    "Operator",
+    "PLANNER_EXTENSION_CLASS",
+    "Partitioning",
+    "Stage",
+    "configure",
+    "explain",
+    "install_error_conversion",
+    "installed",
+    "jar_path",
+    "stages",
+    "tools_jar_path",
+    "violation_count",
+    "violations",
+]
 __version__ = "0.1.0"
