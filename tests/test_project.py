@@ -133,7 +133,7 @@ def test_every_public_function_is_documented_and_typed():
     assert missing == [], missing
 
 
-def test_the_lazily_imported_names_are_listed_once():
+def test_the_lazily_imported_names_agree_in_all_three_lists():
     """planguard's names that need pyspark are imported on first use: each name its lazy map
     lists exists in its module, the TYPE_CHECKING imports (for type checkers) import exactly
     those names, and __all__ (a literal list, as type checkers read it) names exactly them and
