@@ -4,7 +4,9 @@ The statements come from the Maven Central artifact org.apache.spark:spark-sql_2
 classifier `tests` (Apache License 2.0), directory `sql-tests/inputs/`; `--spark-tests 4.1.3`
 takes another Spark release's (each line's own test inputs, for that line's pyspark). They are split into
 statements as Spark's SQLQueryTestSuite splits them, and each file runs in a fresh session,
-statement after statement, every result collected. Each run is its own process (its own JVM):
+statement after statement, every result collected. `--suite hive` runs Apache Hive's query tests
+instead, from the same release's spark-hive tests jar (benchmarks/hive_inputs.py). Each run is
+its own process (its own JVM):
 
 - baseline: plain Spark, without planguard;
 - planguard: planguard in `fail` mode, `spark.planguard.internalErrors=fail`;
@@ -24,7 +26,7 @@ Usage (see docs/corpus.md):
 
     python benchmarks/sql_corpus.py [--files GLOB[,GLOB]] [--limit N] [--aqe on|off|both]
                                     [--planner] [--out DIR] [--jobs N] [--resume]
-                                    [--compare-only] [--spark-tests VERSION]
+                                    [--compare-only] [--spark-tests VERSION] [--suite sql|hive]
 
 Importable: `measure(...)` runs and compares; `compare(baseline, run)` compares two runs' records.
 """
@@ -48,11 +50,16 @@ import threading
 import time
 import zipfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import hive_inputs  # noqa: E402  (the other suite: Hive's query tests)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "corpus-sql"
 # The Spark release whose SQL test inputs are the corpus: --spark-tests, which the workers inherit.
 SPARK_TESTS = "PLANGUARD_CORPUS_SPARK"
 DEFAULT_SPARK_TESTS = "4.0.1"
+# The suite run: Spark's SQL tests (`sql`) or Hive's query tests (`hive`): --suite, inherited too.
+SUITE = "PLANGUARD_CORPUS_SUITE"
 INPUTS = "sql-tests/inputs/"
 POSTGRES_DATA = "test-data/postgresql/"
 
@@ -69,6 +76,12 @@ NONDETERMINISTIC = re.compile(
     r"current_time|now|localtimestamp|curdate|unix_timestamp|monotonically_increasing_id|"
     r"spark_partition_id|input_file_name|input_file_block_start|input_file_block_length|"
     r"aes_encrypt|try_aes_decrypt|tablesample|reflect|java_method|try_reflect)\b", re.IGNORECASE)
+# EXPLAIN of an aggregate with DISTINCT over several argument lists: Spark numbers the groups of
+# its Expand in an order set by hashes of expression IDs (RewriteDistinctAggregates), and a JVM
+# numbers expression IDs from its start (a session with planguard's extensions starts 9 later).
+# The plan shown differs between runs in that order alone: compared on outcome only, as above.
+DISTINCT_GROUPS_EXPLAINED = re.compile(r"^\s*explain\b(?=.*\bdistinct\b.*\bdistinct\b)",
+                                       re.IGNORECASE | re.DOTALL)
 
 # Run-specific text inside result values (DESCRIBE, SHOW CREATE TABLE, EXPLAIN), replaced as
 # Spark's SQLQueryTestHelper.replaceNotIncludedMsg replaces it; the warehouse path is replaced
@@ -141,12 +154,16 @@ def corpus_version() -> str:
     return os.environ.get(SPARK_TESTS, DEFAULT_SPARK_TESTS)
 
 
+def suite() -> str:
+    return os.environ.get(SUITE, "sql")
+
+
 def corpus_jar() -> pathlib.Path:
-    """The tests jar from Maven Central, downloaded once into .cache/corpus-sql/: Spark 3's are
-    built for Scala 2.12, Spark 4's for 2.13."""
+    """The tests jar from Maven Central, downloaded once into .cache/corpus-sql/: spark-sql's, or
+    spark-hive's for the Hive suite; Spark 3's are built for Scala 2.12, Spark 4's for 2.13."""
     version = corpus_version()
     scala = "2.12" if version.startswith("3.") else "2.13"
-    return maven_jar(f"org.apache.spark:spark-sql_{scala}:{version}:jar:tests", CACHE)
+    return maven_jar(f"org.apache.spark:spark-{suite()}_{scala}:{version}:jar:tests", CACHE)
 
 
 def sha256(path: pathlib.Path) -> str:
@@ -158,8 +175,11 @@ def sha256(path: pathlib.Path) -> str:
 
 
 def extracted() -> pathlib.Path:
-    """A directory with the jar's sql-tests/inputs/ and test-data/postgresql/, extracted once."""
+    """A directory with the jar's sql-tests/inputs/ and test-data/postgresql/, extracted once
+    (the Hive suite's: hive_inputs.extracted)."""
     jar = corpus_jar()
+    if suite() == "hive":
+        return hive_inputs.extracted(jar, CACHE)
     target = CACHE / f"extracted-{sha256(jar)[:16]}"
     if not (target / INPUTS).is_dir():
         partial = pathlib.Path(tempfile.mkdtemp(dir=CACHE))
@@ -291,6 +311,8 @@ def file_names(inputs: pathlib.Path, pattern: str = "*"):
 def corpus(pattern: str = "*", limit: int = None):
     """[(file, [statements], [(conf, value)])] in order, at most `limit` statements in all."""
     inputs = extracted()
+    if suite() == "hive":
+        return hive_inputs.corpus(inputs, pattern, limit)
     result, count = [], 0
     for name in file_names(inputs, pattern):
         stmts = statements(name, inputs / INPUTS)
@@ -305,9 +327,14 @@ def corpus(pattern: str = "*", limit: int = None):
 # --- Running one kind of run (a worker process) ---------------------------------------------------
 
 def build_session(kind: str, aqe: bool, warehouse: pathlib.Path):
-    """A local session: plain Spark for the baseline, planguard in fail mode otherwise."""
+    """A local session: plain Spark for the baseline, planguard in fail mode otherwise; for the
+    Hive suite, with Hive support and a metastore beside the warehouse."""
     from pyspark.sql import SparkSession
 
+    java_options = "-Duser.timezone=America/Los_Angeles"
+    hive = hive_inputs.session_confs(warehouse.parent) if suite() == "hive" else {}
+    if hive:
+        java_options += f" -Dderby.stream.error.file={warehouse.parent / 'derby.log'}"
     builder = (SparkSession.builder.master("local[2]").appName(f"sql-corpus-{kind}")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -317,7 +344,9 @@ def build_session(kind: str, aqe: bool, warehouse: pathlib.Path):
                .config("spark.sql.warehouse.dir", str(warehouse))
                .config("spark.sql.adaptive.enabled", str(aqe).lower())
                .config("spark.sql.session.timeZone", "America/Los_Angeles")
-               .config("spark.driver.extraJavaOptions", "-Duser.timezone=America/Los_Angeles"))
+               .config("spark.driver.extraJavaOptions", java_options))
+    for key, value in hive.items():
+        builder = builder.config(key, value)
     if kind != "baseline":
         import planguard
         planguard.configure(builder, mode="fail", internalErrors="fail",
@@ -439,11 +468,13 @@ def run_worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path, 
         partial.unlink(missing_ok=True)
     done = kept_finished_files(partial, {name: len(stmts) for name, stmts, _ in files})
     inputs = extracted()
-    scratch = pathlib.Path(tempfile.mkdtemp(prefix=f"sql-corpus-{kind}-"))
+    # One name length for every kind of run: EXPLAIN shortens the paths it shows.
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="sql-corpus-"))
     warehouse = scratch / "warehouse"
     spark = build_session(kind, aqe, warehouse)
     tables = scratch / "tables"
-    write_test_tables(spark, inputs / POSTGRES_DATA, tables)
+    if suite() == "sql":
+        write_test_tables(spark, inputs / POSTGRES_DATA, tables)
     with partial.open("a") as out:
         for name, stmts, confs in files:
             if name in done:
@@ -470,12 +501,16 @@ def kept_finished_files(partial: pathlib.Path, sizes: dict) -> set:
 
 def run_file(spark, kind: str, name: str, stmts, confs, tables, warehouse):
     """One file in a fresh session: every statement's record, in order; then the catalog reset."""
-    session = file_session(spark, name, confs, stmts, tables)
+    if suite() == "hive":
+        session = hive_inputs.file_session(spark, stmts, extracted())
+    else:
+        session = file_session(spark, name, confs, stmts, tables)
     violations = ViolationReader(session, kind != "baseline")
     violations.new()
     for index, sql in enumerate(stmts):
         record = {"file": name, "index": index, "sql": sql,
-                  "nondeterministic": bool(NONDETERMINISTIC.search(sql))}
+                  "nondeterministic": bool(NONDETERMINISTIC.search(sql)
+                                           or DISTINCT_GROUPS_EXPLAINED.search(sql))}
         record.update(run_statement(session, sql, warehouse))
         record["violations"] = [
             {k: v.get(k) for k in ("id", "level", "phase", "rule", "differences")}
@@ -739,7 +774,8 @@ def measure(pattern: str = "*", limit=None, aqe_settings=(True, False), planner:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", default="*",
-                        help="globs, comma-separated, of files under sql-tests/inputs/")
+                        help="globs, comma-separated, of files under sql-tests/inputs/ (of .q "
+                             "files, for the Hive suite)")
     parser.add_argument("--limit", type=int, help="at most this many statements")
     parser.add_argument("--aqe", choices=["on", "off", "both"], default="both")
     parser.add_argument("--planner", action="store_true",
@@ -755,12 +791,18 @@ def main(argv=None):
     parser.add_argument("--spark-tests", metavar="VERSION",
                         help="the Spark release whose SQL test inputs to run (default "
                              f"{DEFAULT_SPARK_TESTS}; the workers inherit it)")
+    parser.add_argument("--suite", choices=["sql", "hive"],
+                        help="Spark's SQL tests (sql-tests/inputs/) or Hive's query tests "
+                             "(ql/src/test/queries/clientpositive/ of spark-hive's tests jar); "
+                             "default sql, the workers inherit it")
     parser.add_argument("--worker", choices=["baseline", "planguard", "planner"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--output", type=pathlib.Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.spark_tests:
         os.environ[SPARK_TESTS] = args.spark_tests
+    if args.suite:
+        os.environ[SUITE] = args.suite
     if args.worker:
         run_worker(args.worker, args.aqe == "on", args.files, args.limit, args.output,
                    args.resume)

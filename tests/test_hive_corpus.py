@@ -1,0 +1,62 @@
+"""A sample of the second external corpus (Apache Hive's query tests: `sql_corpus.py --suite
+hive`) in fail mode, adaptive execution on: Hive's own SQL in sessions with Hive support — Hive
+tables with SerDes and storage formats, multi-insert, dynamic partitions, buckets, TRANSFORM,
+LATERAL VIEW, Hive UDAFs, CTAS, CHAR/VARCHAR — with no false alarm, no new error, the same rows as
+Spark without planguard, and no violation recorded on the JVM.
+
+The baseline runs in a subprocess without planguard (cached like the SQL corpus's), the planguard
+run in another. Run it alone with `pytest -m sql_corpus tests/test_hive_corpus.py`.
+"""
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import sql_corpus  # noqa: E402
+
+pytestmark = pytest.mark.sql_corpus
+
+SAMPLE = ",".join([
+    "groupby_multi_insert_common_distinct.q", "transform1.q", "lateral_view.q",
+    "load_dyn_part1.q", "insert1.q", "ctas.q", "bucket1.q", "join_nullsafe.q",
+    "union_remove_1.q", "rcfile_columnar.q", "partition_wise_fileformat2.q", "show_tables.q",
+    "udf_percentile.q", "groupby_grouping_sets1.q", "varchar_1.q", "char_1.q",
+])
+RUN = "planguard, aqe-on"
+
+
+@pytest.fixture(scope="module")
+def hive_suite():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(sql_corpus.SUITE, "hive")
+        yield
+
+
+@pytest.fixture(scope="module")
+def results(hive_suite, tmp_path_factory):
+    """The sample run without and with planguard, adaptive execution on, compared."""
+    return sql_corpus.measure(SAMPLE, aqe_settings=(True,),
+                              out=tmp_path_factory.mktemp("hive-corpus"), jobs=2)[RUN]
+
+
+def described(records) -> list:
+    return [f"{r['file']}#{r['index']}: {r.get('error', '')} {r.get('message', '')} "
+            f"| {' '.join(r['sql'].split())[:160]}" for r in records]
+
+
+def test_the_sample_has_200_to_400_statements_most_of_them_run_by_spark(hive_suite, results):
+    count = sum(len(stmts) for _, stmts, _ in sql_corpus.corpus(SAMPLE))
+    assert 200 <= count <= 400
+    assert results["statements"] == count
+    assert results["baseline_ok"] >= 0.9 * count
+
+
+def test_no_false_alarm_new_error_or_row_difference(results):
+    assert described(results["false_alarms"] + results["new_errors"] + results["row_diffs"]) == []
+
+
+def test_no_violation_recorded_on_the_jvm(results):
+    """Counted statement by statement on the JVM: not even a warning."""
+    assert results["violations"] == 0
