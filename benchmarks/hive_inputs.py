@@ -10,8 +10,8 @@ split as Spark's HiveComparisonTest splits them, and run in sessions with Hive s
 embedded Derby metastore per run), each file with the Hive test tables it names (src, src1,
 srcpart, src_json), created as Spark's TestHive creates them.
 """
-import hashlib
 import fnmatch
+import hashlib
 import pathlib
 import re
 import tempfile
