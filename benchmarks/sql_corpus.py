@@ -680,8 +680,12 @@ def spark_version() -> str:
 
 def baseline_path(aqe: bool, pattern: str, limit) -> pathlib.Path:
     """Where a baseline run is cached: keyed by the corpus jar, Spark's version, the selection
-    and RECORD_FORMAT."""
-    key = json.dumps([sha256(corpus_jar()), spark_version(), aqe, pattern, limit, RECORD_FORMAT])
+    and RECORD_FORMAT; for the Hive suite also by where its inputs are, which its statements name
+    (another checkout's baseline would not run the same statements)."""
+    key = [sha256(corpus_jar()), spark_version(), aqe, pattern, limit, RECORD_FORMAT]
+    if suite() == "hive":
+        key.append(str(extracted()))
+    key = json.dumps(key)
     return CACHE / "baselines" / f"baseline-{hashlib.sha256(key.encode()).hexdigest()[:20]}.jsonl"
 
 
