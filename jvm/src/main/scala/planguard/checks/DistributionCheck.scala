@@ -30,21 +30,29 @@ object DistributionCheck {
   /** One operator's requirements of its children. */
   def requirements(op: SparkPlan): Departure = {
     val (required, requiredOrdering) = requiredOf(op)
-    // Iterators: this runs on every operator of every plan, most of which require nothing.
-    val each = op.children.iterator.zip(required.iterator).zip(requiredOrdering.iterator)
-    each.zipWithIndex.map { case (((child, distribution), ordering), i) =>
+    // Plain loops (see DeepestDeparture): this runs on every operator of every plan, most of
+    // which require nothing.
+    val children = op.children.iterator
+    val distributions = required.iterator
+    val orderings = requiredOrdering.iterator
+    var i = 0
+    var clustered = 0
+    while (children.hasNext && distributions.hasNext && orderings.hasNext) {
+      val child = children.next()
+      val distribution = distributions.next()
+      val ordering = orderings.next()
       // Nothing is required of most children: their partitioning is then never computed.
       if (distribution != UnspecifiedDistribution &&
           !child.outputPartitioning.satisfies(distribution)) {
-        unsatisfied(op, i, child, distribution)
-      } else if (ordering.nonEmpty &&
-          !SortOrder.orderingSatisfies(child.outputOrdering, ordering)) {
-        unsorted(op, i, child, ordering)
-      } else PlanDeparture.None
-    }.find(!_.isEmpty).getOrElse {
-      val clustered = required.count(_.isInstanceOf[ClusteredDistribution])
-      if (clustered > 1) coPartitioned(op, required) else PlanDeparture.None
+        return unsatisfied(op, i, child, distribution)
+      }
+      if (ordering.nonEmpty && !SortOrder.orderingSatisfies(child.outputOrdering, ordering)) {
+        return unsorted(op, i, child, ordering)
+      }
+      if (distribution.isInstanceOf[ClusteredDistribution]) clustered += 1
+      i += 1
     }
+    if (clustered > 1) coPartitioned(op, required) else PlanDeparture.None
   }
 
   /**
@@ -60,11 +68,21 @@ object DistributionCheck {
    */
   def requiredOf(op: SparkPlan): (Seq[Distribution], Seq[Seq[SortOrder]]) = {
     val own = (op.requiredChildDistribution, op.requiredChildOrdering)
-    if (own._1.exists(_ != UnspecifiedDistribution) || own._2.exists(_.nonEmpty)) own
+    if (requiresAny(own._1, own._2)) own
     else {
       Replaced.of(op).filter(_.children.size == op.children.size)
         .map(o => (o.requiredChildDistribution, o.requiredChildOrdering)).getOrElse(own)
     }
+  }
+
+  private def requiresAny(distributions: Seq[Distribution], orderings: Seq[Seq[SortOrder]])
+      : Boolean = {
+    val d = distributions.iterator
+    val o = orderings.iterator
+    var any = false
+    while (!any && d.hasNext) any = d.next() != UnspecifiedDistribution
+    while (!any && o.hasNext) any = o.next().nonEmpty
+    any
   }
 
   /**

@@ -31,34 +31,39 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
 
   override def apply(plan: SparkPlan): SparkPlan = {
     Guarded(session, ruleName) {
-      val levels = PlanGuardConf.levels(session.sessionState.conf)
-      val types = LogicalTypes.of(session.sessionState.conf)
       val owner = PlannedQuery.owner(plan, session)
-      Findings.keptOn(PlannedQuery.findingsRoot(plan, owner), levels) {
-        val outputs = new Outputs
-        PlannedQuery.whole(plan, owner, outputs).foreach { qe =>
-          val reoptimized = PlannedQuery.rootLink(plan)
-            .filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
-          reoptimized.foreach { logical =>
-            val analyzed = PlannedQuery.analyzed(qe)
-            Violations.report(levels, session, Invariant.OptimizerSchema,
-              Phase.AdaptiveReoptimization, logical)(
-              OptimizerSchemaCheck(analyzed, qe.optimizedPlan, logical, types)) { _ =>
-              OptimizerReplay.firstBreakingOf(
-                session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules, qe.optimizedPlan,
-                "adaptive runtime optimizer rule") { p =>
-                !OptimizerSchemaCheck(analyzed, qe.optimizedPlan, p, types).isEmpty
+      val outputs = new Outputs
+      val query = PlannedQuery.whole(plan, owner, outputs)
+      val contracts = Violations.recordingOnly || plan.exists(_.isInstanceOf[QueryStageExec])
+      // Nothing to check in the initial plan of a query planned outside a SQL execution
+      // (explain, df.queryExecution, df.rdd): it is checked when it runs, inside its own.
+      if (query.isDefined || contracts) {
+        val levels = PlanGuardConf.levels(session.sessionState.conf)
+        val types = LogicalTypes.of(session.sessionState.conf)
+        Findings.keptOn(PlannedQuery.findingsRoot(plan, owner), levels) {
+          query.foreach { qe =>
+            val reoptimized = PlannedQuery.rootLink(plan)
+              .filterNot(l => qe.sparkPlan.logicalLink.exists(_ eq l))
+            reoptimized.foreach { logical =>
+              val analyzed = PlannedQuery.analyzed(qe)
+              Violations.report(levels, session, Invariant.OptimizerSchema,
+                Phase.AdaptiveReoptimization, logical)(
+                OptimizerSchemaCheck(analyzed, qe.optimizedPlan, logical, types)) { _ =>
+                OptimizerReplay.firstBreakingOf(
+                  session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules,
+                  qe.optimizedPlan, "adaptive runtime optimizer rule") { p =>
+                  !OptimizerSchemaCheck(analyzed, qe.optimizedPlan, p, types).isEmpty
+                }
               }
             }
+            Violations.report(levels, session, Invariant.PhysicalSchema,
+              Phase.AdaptiveReoptimization, plan)(
+              PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types,
+                outputs))(_ =>
+              PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
+                types))
           }
-          Violations.report(levels, session, Invariant.PhysicalSchema,
-            Phase.AdaptiveReoptimization, plan)(
-            PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types, outputs))(_ =>
-            PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
-              types))
-        }
-        if (Violations.recordingOnly || plan.exists(_.isInstanceOf[QueryStageExec])) {
-          CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels)
+          if (contracts) CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels)
         }
       }
     }

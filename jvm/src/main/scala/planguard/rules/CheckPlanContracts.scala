@@ -20,17 +20,20 @@ object CheckPlanContracts {
   private final case class Contract(invariant: Invariant, ofOperator: SparkPlan => Departure,
       ofPlan: SparkPlan => Departure)
 
-  private val contracts = Seq(
+  private val contracts = Array(
     Contract(Invariant.Distribution, DistributionCheck.requirements, DistributionCheck(_)),
     Contract(Invariant.OperatorContract, OperatorContractCheck.contract, OperatorContractCheck(_)))
 
   def apply(session: SparkSession, plan: SparkPlan, phase: String, levels: Levels): Unit = {
     val checked = contracts.filter(c => levels(c.invariant) != Level.Off)
     if (checked.nonEmpty) {
-      DeepestDeparture.each(plan, checked.map(_.ofOperator)).zip(checked).foreach {
-        case (found, contract) =>
-          Violations.report(levels, session, contract.invariant, phase, plan)(found)(_ =>
-            culprit(session, plan)(!contract.ofPlan(_).isEmpty))
+      val found = DeepestDeparture.each(plan, checked.map(_.ofOperator))
+      var i = 0
+      while (i < checked.length) {
+        val contract = checked(i)
+        Violations.report(levels, session, contract.invariant, phase, plan)(found(i))(_ =>
+          culprit(session, plan)(!contract.ofPlan(_).isEmpty))
+        i += 1
       }
     }
   }
