@@ -25,7 +25,7 @@ SPARK_HOME = pathlib.Path(pyspark.__file__).parent
 START_TIMEOUT = 120  # seconds for the master and both workers to come up
 
 JOB = """
-import json, sys
+import json, sys, time
 import planguard
 from pyspark.sql import SparkSession
 CONFIGURE = {configure}
@@ -41,6 +41,12 @@ if CONFIGURE:  # a driver started with python: configure() adds the jar and the 
 else:  # spark-submit: the jars and the extensions came on its command line
     planguard.install_error_conversion()
 spark = builder.getOrCreate()
+# A standalone driver does not wait for its executors (no spark.cores.max): wait for both, up to
+# a minute, as their JVMs may start after the driver's on a busy machine.
+deadline = time.monotonic() + 60
+while (spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1 < 2
+       and time.monotonic() < deadline):
+    time.sleep(0.5)
 for rule in ("SwapRootColumns", "DropLastFieldExec"):
     spark.conf.set("planguard.testing." + rule, "false")
 query = "SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(0, 40, 1, 4)"
