@@ -15,9 +15,14 @@ longer spans.
 
 Rounds go round robin over the shapes, each round timing every shape in every arm, the first arm
 rotating from round to round; a figure's ratio is the median of its per-round ratios. After
---warmup-seconds of the same rounds, untimed (the JIT compiles planguard's rules and Spark's).
+--warmup-seconds of the same rounds, untimed (the JIT compiles planguard's rules and Spark's), and
+with --warmup-plannings N, after the planguard arm has planned each of the small shapes N more
+times. planguard's rules run once per query, Spark's planning code many times: a planning figure
+depends on how many queries the JVM has planned before (docs/benchmarks.md, "Cold code"), so the
+script prints how many plannings the warm-up ran.
 
-    python benchmarks/pipeline_overhead.py [--rounds N] [--warmup-seconds W] [--only SHAPE]
+    python benchmarks/pipeline_overhead.py [--rounds N] [--warmup-seconds W]
+        [--warmup-plannings N] [--only SHAPE]
 """
 import argparse
 import os
@@ -37,6 +42,8 @@ from built_jars import TESTS_JAR  # noqa: E402  (the broken rules, for the runni
 SHAPES = [("joins", 10), ("joins", 20), ("joins", 40), ("withColumn", 100), ("withColumn", 200),
           ("withColumn", 400), ("unions", 100), ("unions", 300), ("wide", 1000), ("wide", 3000)]
 ARMS = ("planguard", "without", "without again")
+# Planned --warmup-plannings times each: planguard's rules are the same code for every shape.
+SMALL = [("joins", 10), ("withColumn", 100), ("unions", 100), ("wide", 1000)]
 
 
 def session() -> SparkSession:
@@ -52,13 +59,13 @@ def session() -> SparkSession:
 
 
 def one_round(timing, sessions, shapes, r: int):
-    """{shape: [per arm: (build ns, plan ns)]} of one round, the arms taking turns at every
-    repetition, the first arm rotating with r."""
+    """{shape: [per arm: (build ns, plan ns, times built and planned)]} of one round, the arms
+    taking turns at every repetition, the first arm rotating with r."""
     result = {}
     for shape, size in shapes:
         times = list(timing.interleaved(sessions, shape, size, r % len(sessions)))
         n = len(sessions)
-        result[(shape, size)] = [(times[k], times[n + k]) for k in range(n)]
+        result[(shape, size)] = [(times[k], times[n + k], times[2 * n + k]) for k in range(n)]
     return result
 
 
@@ -66,6 +73,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--warmup-seconds", type=float, default=120)
+    parser.add_argument("--warmup-plannings", type=int, default=0,
+                        help="then the planguard arm plans each small shape this many times")
     parser.add_argument("--only", default="", help="only the shapes whose name contains this")
     args = parser.parse_args()
     shapes = [s for s in SHAPES if args.only in s[0]]
@@ -77,12 +86,17 @@ def main() -> int:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, Spark {spark.version}, local[2]")
 
-    deadline, warm = time.monotonic() + args.warmup_seconds, 0
+    deadline, warm, plannings = time.monotonic() + args.warmup_seconds, 0, 0
     while time.monotonic() < deadline or warm == 0:
-        one_round(timing, sessions, shapes, warm)
+        plannings += sum(arms[0][2] for arms in one_round(timing, sessions, shapes, warm).values())
         warm += 1
-    print(f"warm-up: {warm} rounds; then {args.rounds} rounds, each building and planning every "
-          "shape in each arm, the arms taking turns, for at least 100 ms per arm and figure\n")
+    for shape, size in SMALL if args.warmup_plannings else []:
+        timing.plan(guarded, shape, size, args.warmup_plannings)
+        plannings += args.warmup_plannings
+    print(f"warm-up: {warm} rounds, then {args.warmup_plannings} plannings of each of "
+          f"{', '.join(f'{s} {n}' for s, n in SMALL)}: the planguard arm planned {plannings} "
+          f"times; then {args.rounds} rounds, each building and planning every shape in each "
+          "arm, the arms taking turns, for at least 100 ms per arm and figure\n")
 
     rounds = [one_round(timing, sessions, shapes, r) for r in range(args.rounds)]
     print(f"{'shape':16} {'figure':6} {'planguard ms':>13} {'without ms':>11} {'ratio':>7} "

@@ -27,7 +27,8 @@ object PipelineTime {
    * Builds one pipeline of `shape` and `size` in each session, then plans it to its executed
    * plan, the sessions taking turns one build and one planning at a time, starting at `first`,
    * until each has spent `MinNanos` on each: (mean nanoseconds to build it through the DataFrame
-   * API, per session; then mean nanoseconds to plan it, per session). Taking turns at every
+   * API, per session; then mean nanoseconds to plan it, per session; then how many times each
+   * session built and planned it). Taking turns at every
    * repetition pairs the arms within milliseconds: a single planning of a few milliseconds varies
    * by more than the difference measured, and the machine drifts between longer runs.
    */
@@ -52,7 +53,18 @@ object PipelineTime {
         runs(k) += 1
       }
     }
-    (0 until n).map(k => built(k) / runs(k)).toArray ++ (0 until n).map(k => planned(k) / runs(k))
+    (0 until n).map(k => built(k) / runs(k)).toArray ++ (0 until n).map(k => planned(k) / runs(k)) ++
+      runs
+  }
+
+  /**
+   * Builds one pipeline of `shape` and `size` in `spark`, then plans it afresh `times` times, as
+   * `interleaved` plans it: a warm-up that runs planguard's rules as often as a long-lived
+   * driver's queries do, so that HotSpot compiles them.
+   */
+  def plan(spark: SparkSession, shape: String, size: Int, times: Int): Unit = {
+    val analyzed = build(spark, shape, size).queryExecution.analyzed
+    for (_ <- 1 to times) spark.sessionState.executePlan(analyzed).executedPlan
   }
 
   private val MinNanos = 100L * 1000 * 1000
