@@ -37,6 +37,21 @@ class OptimizerSchemaSuite extends SparkSessions {
       }
     }
 
+    test(s"a projection under a sort keeps its exact order ($name)") {
+      val spark = session(extensions, adaptive)
+      spark.range(5).selectExpr("id AS k", "id * 2 AS v").createOrReplaceTempView("t")
+      Seq("SELECT v AS b, k FROM t ORDER BY k",
+        // The window's order is the root sort's: without adaptive execution, preparation drops
+        // the sort, and the prepared root is the projection the rule broke.
+        "SELECT v AS b, k, first_value(v) OVER w AS f FROM t WINDOW w AS (ORDER BY k) ORDER BY k"
+      ).foreach { sql =>
+        val e = intercept[InvariantViolation](spark.sql(sql).collect())
+        assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.phase == "optimization")
+        assert(e.getMessage.contains("(exact: the analyzed root is a projection)"))
+        assert(e.expected.fieldNames.toSeq.sorted.reverse == e.actual.fieldNames.toSeq)
+      }
+    }
+
     test(s"warn mode logs one warning and returns rows ($name)") {
       val spark = session(extensions, adaptive, "spark.planguard.mode" -> "warn")
       projectedQueries(spark).foreach { df =>
@@ -106,6 +121,19 @@ class OptimizerSchemaSuite extends SparkSessions {
   }
 
   for ((name, extensions, adaptive) <- variants(castColumn)) {
+    test(s"a query whose root preparation drops is checked as that query ($name)") {
+      val spark = session(extensions, adaptive)
+      spark.range(5).selectExpr("id AS k", "id * 2 AS v").createOrReplaceTempView("t")
+      // The window's order is the root sort's: preparation drops the sort (without adaptive
+      // execution), and the prepared root is the projection the rule broke.
+      val df = spark.sql("SELECT CAST(v AS INT) AS b, k, first_value(v) OVER w AS f FROM t " +
+        "WINDOW w AS (ORDER BY k) ORDER BY k")
+      val e = intercept[InvariantViolation](df.collect())
+      assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.phase == "optimization")
+      assert(e.getMessage.contains("b: type INT -> STRING"), e.getMessage)
+    }
+
+
     test(s"a type change in the root projection fails ($name)") {
       val spark = session(extensions, adaptive)
       val df = spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b")

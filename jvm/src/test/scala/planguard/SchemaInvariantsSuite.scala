@@ -1,5 +1,6 @@
 package planguard
 
+import org.apache.spark.sql.execution.SortExec
 import org.apache.spark.sql.functions.col
 
 import planguard.contract.Phase
@@ -89,6 +90,9 @@ class SchemaInvariantsSuite extends SparkSessions {
       assert(!e.getMessage.contains("seed"))
     }
 
+    val droppedRoot =
+      "SELECT id, first_value(v) OVER w AS f, last_value(v) OVER w AS f FROM u " +
+        "WINDOW w AS (ORDER BY id) ORDER BY id"
     test(s"UNIQUE_FIELD warns on an ambiguous result, not on legal duplicates " +
       s"(adaptive=$adaptive)") {
       val spark = session(Seq(planguard), adaptive)
@@ -119,12 +123,18 @@ class SchemaInvariantsSuite extends SparkSessions {
         (() => spark.sql("SELECT * FROM u JOIN u USING (v)").collect(), "u.id"),
         // Wide results are checked the same way.
         (() => spark.range(3).selectExpr((0 until 40).map(i => s"id AS c$i") :+ "id AS C39": _*)
-          .collect(), "c39"))
+          .collect(), "c39"),
+        // So is a result whose root sort preparation drops (the window's order is the sort's).
+        (() => spark.sql(droppedRoot).collect(), "f"))
       for ((query, name) <- ambiguous) {
         val found = warningsDuring(query())
         assert(found.size == 1 && found.head.contains("[PLANGUARD_UNIQUE_FIELD]") &&
           found.head.contains(s"$name names different columns"), found)
       }
+      val sorts = spark.sql(droppedRoot).queryExecution.executedPlan.collect {
+        case s: SortExec if s.global => s
+      }
+      assert(sorts.isEmpty || adaptive, "the root sort is no longer dropped: test another query")
     }
 
     test(s"UNIQUE_FIELD at fail fails every query with the clash, not only the first " +

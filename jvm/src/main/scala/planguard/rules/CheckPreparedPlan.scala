@@ -33,7 +33,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
       val owner = PlannedQuery.owner(plan, session)
       val outputs = new Outputs
       Findings.keptOn(PlannedQuery.findingsRoot(plan, owner), levels) {
-        PlannedQuery.of(plan, owner, session).filter(_.unchecked).foreach { query =>
+        PlannedQuery.of(plan, owner, session, outputs).filter(_.unchecked).foreach { query =>
           Violations.report(levels, session, Invariant.UniqueField, Phase.Analysis,
             query.analyzed)(
             UniqueFieldCheck(query.analyzed, query.analyzedOutput,

@@ -40,29 +40,33 @@ object PlannedQuery {
   /**
    * Finds the query that `plan` is the whole physical plan of, given the plan's `owner`. Subquery
    * plans, adaptive stages and other plans prepared inside a query have none of their own: the
-   * check of the query they belong to covers its result.
+   * check of the query they belong to covers its result. The whole plan may have another root
+   * than the planned one: preparation drops a root it finds redundant (RemoveRedundantSorts drops
+   * a root sort that a window's order already gives, RemoveRedundantProjects a root projection),
+   * so a plan is the owner's when it was planned from the owner's root or outputs the owner's
+   * attributes (`whole`).
    */
-  def of(plan: SparkPlan, owner: Option[QueryExecution], session: SparkSession)
-      : Option[PlannedQuery] = {
-    plannedRoot(plan).flatMap { plannedRoot =>
-      owner match {
-        case Some(qe) =>
-          if (qe.sparkPlan.logicalLink.exists(_ eq plannedRoot)) {
-            val (a, o) = (analyzed(qe), qe.optimizedPlan)
-            Some(PlannedQuery(a, o, Some(qe.sparkPlan), plannedRoot,
-              resultOutput(a, a.output), resultOutput(o, o.output)))
-          } else None
-        case None if executionId(session).isEmpty || explaining(session) =>
-          // explain, cache and df.rdd prepare plans outside any SQL execution; an EXPLAIN
-          // statement inside its own, which is not the explained query's.
-          val output = plannedRoot.output
-          AnalyzedPlans.of(output).map { case (a, analyzedOutput) =>
-            PlannedQuery(a, plannedRoot, None, plannedRoot, resultOutput(a, analyzedOutput),
-              resultOutput(plannedRoot, output))
-          }
-        case None => None
+  def of(plan: SparkPlan, owner: Option[QueryExecution], session: SparkSession,
+      outputs: Outputs): Option[PlannedQuery] = owner match {
+    case Some(qe) =>
+      rootLink(qe.sparkPlan).filter { root =>
+        plannedRoot(plan).exists(_ eq root) || whole(plan, owner, outputs).isDefined
+      }.map { root =>
+        val (a, o) = (analyzed(qe), qe.optimizedPlan)
+        PlannedQuery(a, o, Some(qe.sparkPlan), root, resultOutput(a, a.output),
+          resultOutput(o, o.output))
       }
-    }
+    case None if executionId(session).isEmpty || explaining(session) =>
+      // explain, cache and df.rdd prepare plans outside any SQL execution; an EXPLAIN statement
+      // inside its own, which is not the explained query's.
+      plannedRoot(plan).flatMap { root =>
+        val output = root.output
+        AnalyzedPlans.of(output).map { case (a, analyzedOutput) =>
+          PlannedQuery(a, root, None, root, resultOutput(a, analyzedOutput),
+            resultOutput(root, output))
+        }
+      }
+    case None => None
   }
 
   /**

@@ -3,7 +3,8 @@ package planguard.testing
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, KnownNullable, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.Inner
-import org.apache.spark.sql.catalyst.plans.logical.{Command, Join, JoinHint, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Command, Join, JoinHint, LogicalPlan, Project,
+  Sort}
 import org.apache.spark.sql.execution.datasources.WriteFiles
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
@@ -25,9 +26,11 @@ abstract class ResultRootRule extends Rule[LogicalPlan] {
       onResultRoot(plan)
     } else plan
 
+  // A root sort returns its child's rows in order: the rule acts on the child.
   private def onResultRoot(plan: LogicalPlan): LogicalPlan = plan match {
     case c: Command if c.children.size == 1 => c.withNewChildren(Seq(onResultRoot(c.children.head)))
     case w: WriteFiles => w.withNewChildren(Seq(onResultRoot(w.child)))
+    case s: Sort => s.withNewChildren(Seq(onResultRoot(s.child)))
     case _ => rewrite.applyOrElse(plan, identity[LogicalPlan])
   }
 
