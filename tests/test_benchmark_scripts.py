@@ -20,3 +20,18 @@ def test_pipeline_overhead_runs_one_round_of_the_joins():
                                             for f in ("build", "plan")]
     assert all(float(r[5]) > 0 for r in rows)  # a ratio per figure
     assert "highest ratio: building" in result.stdout
+
+
+def test_planning_phases_runs_a_few_plannings():
+    result = subprocess.run(
+        [sys.executable, "benchmarks/planning_phases.py", "--reps", "2", "--warmup-plannings",
+         "1"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+    assert result.returncode == 0, result.stderr[-3000:]
+    steps = [line.split()[0] for line in result.stdout.splitlines()
+             if line and line.split()[0] in ("analyzed", "normalized", "withCachedData",
+                                             "optimizedPlan", "sparkPlan", "executedPlan")]
+    assert steps == ["analyzed", "normalized", "withCachedData", "optimizedPlan", "sparkPlan",
+                     "executedPlan"]
+    assert "ratio " in result.stdout
