@@ -2,6 +2,7 @@ package planguard
 
 import java.nio.file.{Files, Path}
 
+import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.col
 
 import planguard.errors.{InvariantViolation, PlanGuardConfException}
@@ -89,6 +90,39 @@ class OptimizerSchemaSuite extends SparkSessions {
         intercept[InvariantViolation](df.queryExecution.executedPlan)
         intercept[InvariantViolation](df.collect())
       }
+    }
+
+    // Preparation outside a SQL execution has no QueryExecution to read the analyzed plan from
+    // (AnalyzedPlans): the frame's, analyzed long before, or on another thread, must be found.
+    test(s"a frame analyzed long before explain or cache prepares it is checked ($name)") {
+      val spark = session(extensions, adaptive)
+      val frames = projectedQueries(spark)
+      (1 to 50).foreach(i => spark.range(i).selectExpr(s"id + $i AS x$i"))
+      frames.foreach { df =>
+        val e = intercept[InvariantViolation](df.queryExecution.executedPlan)
+        assert(e.invariantId == "OPTIMIZER_SCHEMA")
+      }
+      val elsewhere = new java.util.concurrent.atomic.AtomicReference[Seq[DataFrame]]
+      val thread = new Thread(() => elsewhere.set(projectedQueries(spark)))
+      thread.start()
+      thread.join()
+      elsewhere.get.foreach { df =>
+        assert(intercept[InvariantViolation](df.cache()).invariantId == "OPTIMIZER_SCHEMA")
+        df.unpersist()
+      }
+    }
+
+    // A WITH's main query is the projection that fixes the order (found by this suite: a WITH
+    // query was compared as a multiset, and a reorder went unseen).
+    test(s"a WITH query keeps its exact order, also prepared by explain ($name)") {
+      val spark = session(extensions, adaptive)
+      val df = spark.sql("WITH q AS (SELECT id AS k, cast(id AS int) AS a, id * 2 AS b " +
+        "FROM range(5)) SELECT a, b FROM q")
+      assert(intercept[InvariantViolation](df.queryExecution.executedPlan).invariantId ==
+        "OPTIMIZER_SCHEMA")
+      val e = intercept[InvariantViolation](spark.sql("WITH q AS (SELECT id AS k, id * 2 AS v " +
+        "FROM range(5)) SELECT v AS b, k FROM q ORDER BY k").collect())
+      assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.actual.fieldNames.toSeq == Seq("k", "b"))
     }
   }
 

@@ -1,7 +1,7 @@
 package planguard.checks
 
 import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan, Project, SubqueryAlias,
-  UnaryNode, View}
+  UnaryNode, View, WithCTE}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.{WriteFiles, WriteFilesExec}
 
@@ -38,7 +38,7 @@ object ResultPlans {
 
   /**
    * Projected plans keep their exact order (docs/invariants.md). Aliases and views only rename
-   * the relation, and an operator that outputs its child's columns as they are (a sort, a filter,
+   * the relation, a WITH clause returns its main query's rows, and an operator that outputs its child's columns as they are (a sort, a filter,
    * a limit, a distinct) only passes the child's rows on: the projection under them fixes the
    * order.
    */
@@ -48,6 +48,7 @@ object ResultPlans {
     case _: Project => true
     case SubqueryAlias(_, child) => projection(child)
     case v: View => projection(v.child)
+    case w: WithCTE => projection(w.plan)
     case u: UnaryNode if u.output == u.child.output => projection(u.child)
     case _ => false
   }

@@ -10,8 +10,9 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
  * this thread normalised last. Spark normalises a query's analyzed plan on the thread that then
  * optimizes and plans it, in one chain of lazy values, and the optimizer keeps the root's output
  * attributes, which pick the right one; an adaptive stage or a subquery, whose roots output other
- * attributes, is never taken for the query. (A tag on the analyzed root would follow it to the
- * optimized root, but measured at about 0.4 ms more planning time per query.)
+ * attributes, is never taken for the query. (A tag on the analyzed root is lost when a rule builds
+ * a new root without copying tags, as a broken rule may; roots remembered at analysis miss a frame
+ * analyzed long before its explain or cache: docs/architecture.md.)
  */
 private[planguard] object AnalyzedPlans {
   private val Remembered = 8
