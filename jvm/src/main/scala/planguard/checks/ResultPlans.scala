@@ -38,9 +38,9 @@ object ResultPlans {
 
   /**
    * Projected plans keep their exact order (docs/invariants.md). Aliases and views only rename
-   * the relation, a WITH clause returns its main query's rows, and an operator that outputs its child's columns as they are (a sort, a filter,
-   * a limit, a distinct) only passes the child's rows on: the projection under them fixes the
-   * order.
+   * the relation, a WITH clause returns its main query's rows, and an operator that outputs its
+   * child's columns as they are (a sort, a filter, a limit, a distinct) only passes the child's
+   * rows on: the projection under them fixes the order.
    */
   def isProjected(analyzed: LogicalPlan): Boolean = projection(logical(analyzed))
 
