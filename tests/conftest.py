@@ -24,6 +24,9 @@ BROKEN = ["planguard.testing.SwapRootColumnsExtension",
           "planguard.testing.RemoveFinalAggregateExchangeExtension",
           "planguard.testing.RemoveFinalAggregateExchangeStagePrepExtension"]
 ORDER = os.environ.get("PLANGUARD_TEST_ORDER", "first")
+# The tier: CI (`dev/test`) runs samples of the corpora and of their variants, sized to keep CI
+# well under an hour on two cores; `dev/test full` (PLANGUARD_TESTS=full) runs them whole.
+FULL = os.environ.get("PLANGUARD_TESTS") == "full"
 # Python workers (mapInArrow, pandas UDFs) must run this interpreter, which has planguard.
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 

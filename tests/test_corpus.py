@@ -1,6 +1,10 @@
 """The query corpus (TPC-H, TPC-DS, our own Spark queries: benchmarks/corpus.py) in fail mode,
 adaptive execution on and off, planguard's planner off and on: zero violations, and the same rows
 as a session without planguard; with the planner on, the very plans Spark prepares.
+
+CI runs the corpus's sample (every fourth TPC-DS query) and, for the rows, two of the four
+settings: adaptive with planguard's planner, not adaptive with Spark's (the planner's plans are
+compared with Spark's at both settings below). `dev/test full` runs every query, every setting.
 """
 import json
 import re
@@ -10,7 +14,7 @@ import sys
 import pytest
 
 import planguard
-from conftest import ROOT
+from conftest import FULL, ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import corpus  # noqa: E402
@@ -21,8 +25,8 @@ def baseline(tmp_path_factory):
     """Every query's rows from a plain local session: another process, without planguard."""
     corpus.queries()  # generates the data once, before the other process reads it
     out = tmp_path_factory.mktemp("corpus") / "baseline.json"
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "corpus.py"), "results", str(out)],
-                   check=True, timeout=3600, cwd=ROOT)
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "corpus.py"), "results", str(out)]
+                   + ([] if FULL else ["sample"]), check=True, timeout=3600, cwd=ROOT)
     return json.loads(out.read_text())
 
 
@@ -35,11 +39,19 @@ def test_corpus_has_every_query():
     assert len([n for n in names if n.startswith("spark-")]) >= 20
 
 
-@pytest.mark.parametrize("planner", ["false", "true"], ids=["spark-planner", "planguard-planner"])
-def test_corpus_passes_with_the_same_rows(spark, adaptive, baseline, conf, planner):
+# (adaptive execution, planguard's planner): CI runs two settings, `dev/test full` all four.
+SETTINGS = [pytest.param("true", "true", id="adaptive-planguard-planner"),
+            pytest.param("false", "false", id="not-adaptive-spark-planner")] + ([
+            pytest.param("true", "false", id="adaptive-spark-planner"),
+            pytest.param("false", "true", id="not-adaptive-planguard-planner")] if FULL else [])
+
+
+@pytest.mark.parametrize("aqe, planner", SETTINGS)
+def test_corpus_passes_with_the_same_rows(spark, baseline, conf, aqe, planner):
+    conf("spark.sql.adaptive.enabled", aqe)
     conf("spark.planguard.planner.enabled", planner)
     before = planguard.violation_count(spark)
-    got = corpus.results(spark)
+    got = corpus.results(spark, sample=not FULL)
     errors = {n: r for n, r in got.items() if isinstance(r, str)}
     assert errors == {}
     assert planguard.violation_count(spark) == before, planguard.violations(spark)[-5:]
@@ -77,7 +89,7 @@ def test_the_planner_prepares_the_plans_spark_prepares(spark, conf, aqe):
     conf("spark.sql.adaptive.enabled", aqe)
     conf("spark.sql.autoBroadcastJoinThreshold", "-1")
     differ, current = [], None
-    for name, query in corpus.queries().items():
+    for name, query in corpus.queries(sample=not FULL).items():
         if query["bench"] != current:
             corpus.register(spark, query["bench"])
             current = query["bench"]

@@ -1,7 +1,7 @@
 """planguard.testing.assert_encoding_invariant: one answer under every physical variant, for
-small queries of our own and for the query corpus: in CI every TPC-H query and every fifth TPC-DS
-query; with PLANGUARD_ENCODING_CORPUS=all, every query (about 15 minutes on two cores)."""
-import os
+small queries of our own and for the query corpus: in CI every fourth TPC-H query and every
+twentieth TPC-DS query; with `dev/test full` (PLANGUARD_TESTS=full), every query (about 15
+minutes on two cores)."""
 import sys
 
 import pyarrow as pa
@@ -11,7 +11,7 @@ from pyspark.sql.window import Window
 
 import planguard.arrow
 from planguard.testing import assert_encoding_invariant
-from conftest import ROOT
+from conftest import FULL, ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import corpus  # noqa: E402
@@ -70,14 +70,15 @@ def test_a_variant_that_changes_the_answer_is_named(spark, inputs):
                                   variants=["adaptive execution off", "whole-stage codegen off"])
 
 
-# One TPC-DS query in STRIDE unless PLANGUARD_ENCODING_CORPUS=all: the 99 take 8 to 12 minutes.
-STRIDE = 1 if os.environ.get("PLANGUARD_ENCODING_CORPUS") == "all" else 5
+# One query in STRIDE[bench] in CI: all 99 TPC-DS queries take 8 to 12 minutes, TPC-H's 22 2 to 3.
+STRIDE = {"tpch": 1 if FULL else 4, "tpcds": 1 if FULL else 20}
 
 
-@pytest.mark.parametrize("bench, stride", [("tpch", 1), ("tpcds", STRIDE)])
-def test_the_corpus_answers_the_same_under_every_variant(spark, bench, stride):
-    """The corpus queries (benchmarks/corpus.py) of one benchmark, every `stride`th, its tables
-    written once per variant: one answer under each."""
+@pytest.mark.parametrize("bench", ["tpch", "tpcds"])
+def test_the_corpus_answers_the_same_under_every_variant(spark, bench):
+    """The corpus queries (benchmarks/corpus.py) of one benchmark, every STRIDE[bench]th, its
+    tables written once per variant: one answer under each."""
+    stride = STRIDE[bench]
     queries = {n: q["sql"] for n, q in sorted(corpus.queries().items()) if q["bench"] == bench}
     queries = {n: queries[n] for n in list(queries)[::stride]}
     inputs = {path.stem: spark.read.parquet(str(path))

@@ -18,6 +18,7 @@ import pytest
 
 import planguard
 from built_jars import DEFAULT_LINE, LINE, TESTS_JAR
+from conftest import FULL
 from planguard import ConfigurationError
 from planguard._jar import line_for, spark_lines
 
@@ -155,9 +156,11 @@ def test_a_jar_of_another_line_never_stops_a_session(tmp_path):
 # Four files of the external corpus (benchmarks/sql_corpus.py; tests/test_sql_corpus.py runs a
 # larger sample on the default line), 117 statements: commands whose results are collected (SHOW
 # TABLES), NATURAL and USING joins, INTERSECT ALL, GROUP BY ordinals and case-insensitive
-# references. Statements a line's Spark rejects fail alike without planguard.
+# references. Statements a line's Spark rejects fail alike without planguard. Adaptive execution
+# on in CI (the broken rule above is caught at both settings); `dev/test full` adds it off.
 CORPUS_SAMPLE = ",".join(["show-tables.sql", "natural-join.sql", "intersect-all.sql",
                           "group-by-ordinal.sql"])
+CORPUS_RUNS = ["planguard, aqe-on"] + (["planguard, aqe-off"] if FULL else [])
 
 
 @pytest.fixture(scope="module")
@@ -166,10 +169,11 @@ def corpus_sample(tmp_path_factory):
         pytest.skip("tests/test_sql_corpus.py runs a larger sample on the default line")
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "benchmarks"))
     import sql_corpus
-    return sql_corpus.measure(CORPUS_SAMPLE, out=tmp_path_factory.mktemp("sql-corpus"), jobs=2)
+    return sql_corpus.measure(CORPUS_SAMPLE, aqe_settings=(True, False) if FULL else (True,),
+                              out=tmp_path_factory.mktemp("sql-corpus"), jobs=2)
 
 
-@pytest.mark.parametrize("run", ["planguard, aqe-on", "planguard, aqe-off"])
+@pytest.mark.parametrize("run", CORPUS_RUNS)
 def test_a_corpus_sample_runs_alike_with_and_without_planguard(corpus_sample, run):
     found = corpus_sample[run]
     wrong = {kind: [f"{r['file']}#{r['index']}: {r.get('message', '')[:200]}" for r in found[kind]]
