@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import planguard.errors.InvariantViolation
-import planguard.testing.{DropLastField, RemoveFinalAggregateExchange, ReverseRootProjectExec}
+import planguard.testing.{DropLastField, RemoveFinalAggregateExchange,
+  ReverseProjectUnderRootShuffle, ReverseRootProjectExec}
 
 /**
  * Columnar rules that rewrite the plan after the transitions, as Comet's, Gluten's and RAPIDS'
@@ -28,6 +29,13 @@ class PostTransitionRulesSuite extends SparkSessions {
   /** A projection over a scan, and one over a shuffled join, which adaptive execution plans. */
   private def projected(spark: SparkSession): Seq[DataFrame] = projectedQueries(spark)
 
+  /**
+   * A query that ends in a repartition: without adaptive execution, the shuffle is the root of its
+   * whole plan; with it, of a query stage.
+   */
+  private def repartitioned(spark: SparkSession): Seq[DataFrame] =
+    Seq(spark.range(5).selectExpr("cast(id as int) as a", "id * 2 as b").repartition(3))
+
   private def groups(spark: SparkSession): Seq[DataFrame] =
     Seq(spark.range(0, 100, 1, 2).selectExpr("id % 10 AS k").groupBy("k").count())
 
@@ -35,6 +43,7 @@ class PostTransitionRulesSuite extends SparkSessions {
   // adaptive execution the final aggregate's exchange is a stage, which the rule does not match.
   private val cases = Seq(
     (ReverseRootProjectExec, projected _, "PHYSICAL_SCHEMA", adaptiveModes),
+    (ReverseProjectUnderRootShuffle, repartitioned _, "PHYSICAL_SCHEMA", adaptiveModes),
     (DropLastField, projected _, "BATCH_SCHEMA", adaptiveModes),
     (RemoveFinalAggregateExchange, groups _, "DISTRIBUTION", Seq(false)))
 

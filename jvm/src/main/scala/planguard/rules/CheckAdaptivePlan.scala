@@ -33,7 +33,7 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
     Guarded(session, ruleName) {
       val owner = PlannedQuery.owner(plan, session)
       val outputs = new Outputs
-      val query = PlannedQuery.whole(plan, owner, outputs)
+      val query = PlannedQuery.whole(plan, owner, outputs, adaptive = true)
       val contracts = Violations.recordingOnly || plan.exists(_.isInstanceOf[QueryStageExec])
       // Nothing to check in the initial plan of a query planned outside a SQL execution
       // (explain, df.queryExecution, df.rdd): it is checked when it runs, inside its own.

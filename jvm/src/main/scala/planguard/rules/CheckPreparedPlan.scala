@@ -55,7 +55,8 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
             StrategyAttribution.strategyOf(session, planned))
           query.markChecked()
         }
-        PlannedQuery.whole(plan, owner, outputs).foreach { qe =>
+        PlannedQuery.whole(plan, owner, outputs,
+            session.sessionState.conf.adaptiveExecutionEnabled).foreach { qe =>
           Violations.report(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
             PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types,
               outputs))(_ =>

@@ -50,7 +50,8 @@ object PlannedQuery {
       outputs: Outputs): Option[PlannedQuery] = owner match {
     case Some(qe) =>
       rootLink(qe.sparkPlan).filter { root =>
-        plannedRoot(plan).exists(_ eq root) || whole(plan, owner, outputs).isDefined
+        plannedRoot(plan).exists(_ eq root) ||
+          whole(plan, owner, outputs, session.sessionState.conf.adaptiveExecutionEnabled).isDefined
       }.map { root =>
         val (a, o) = (analyzed(qe), qe.optimizedPlan)
         PlannedQuery(a, o, Some(qe.sparkPlan), root, resultOutput(a, a.output),
@@ -72,12 +73,15 @@ object PlannedQuery {
   /**
    * The query whose whole physical plan `plan` is, at any later step: prepared, adaptively
    * re-planned, or the final adaptive stage. Its output attributes, which every step keeps, are
-   * those of the query's planned root; an exchange is a stage boundary, never a whole plan. A
+   * those of the query's planned root. With adaptive execution on, an exchange at the root is a
+   * query stage being created, never a whole plan (a stage cut under a user's repartition even
+   * keeps the repartition's logical link, as the whole plan does); with it off, a query that ends
+   * in an exchange (`df.repartition(n)`) is prepared whole with the exchange at its root. A
    * command outputs no attributes, so only its own prepared plan is taken for it.
    */
-  def whole(plan: SparkPlan, owner: Option[QueryExecution], outputs: Outputs)
+  def whole(plan: SparkPlan, owner: Option[QueryExecution], outputs: Outputs, adaptive: Boolean)
       : Option[QueryExecution] = plan match {
-    case _: Exchange => None
+    case _: Exchange if adaptive => None
     case _ => owner.filter { qe =>
       val plannedOutput = outputs(qe.sparkPlan)
       if (plannedOutput.isEmpty) {

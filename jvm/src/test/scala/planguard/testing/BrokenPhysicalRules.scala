@@ -4,6 +4,7 @@ import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, ProjectExec, SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.internal.SQLConf
 
 // Deliberately broken physical rules: each reverses a projection's columns where Spark would not.
@@ -32,6 +33,22 @@ object ReverseRootProjectExec extends Rule[SparkPlan] {
   override def apply(plan: SparkPlan): SparkPlan = plan match {
     case p @ ProjectExec(list, _) if Switch.on(this) =>
       Switch.reversed(list).map(l => p.copy(projectList = l)).getOrElse(p)
+    case other => other
+  }
+}
+
+/**
+ * A preparation rule that reverses the columns of the projection under a root shuffle, the plan
+ * of a query that ends in a repartition (PHYSICAL_SCHEMA).
+ */
+object ReverseProjectUnderRootShuffle extends Rule[SparkPlan] {
+  override def apply(plan: SparkPlan): SparkPlan = plan match {
+    case shuffle: ShuffleExchangeExec if Switch.on(this) => shuffle.child match {
+      case p @ ProjectExec(list, _) =>
+        Switch.reversed(list).map(l => shuffle.withNewChildren(Seq(p.copy(projectList = l))))
+          .getOrElse(shuffle)
+      case _ => shuffle
+    }
     case other => other
   }
 }
