@@ -6,8 +6,9 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 /**
- * Where a plan prepared outside a SQL execution finds its analyzed plan: among the analyzed roots
- * this thread normalised last. Spark normalises a query's analyzed plan on the thread that then
+ * Where a plan prepared outside a SQL execution, or planned inside another query's execution as
+ * a query of its own (a cached plan), finds its analyzed plan: among the analyzed roots this
+ * thread normalised last. Spark normalises a query's analyzed plan on the thread that then
  * optimizes and plans it, in one chain of lazy values, and the optimizer keeps the root's output
  * attributes, which pick the right one; an adaptive stage or a subquery, whose roots output other
  * attributes, is never taken for the query. (A tag on the analyzed root is lost when a rule builds
@@ -28,6 +29,22 @@ private[planguard] object AnalyzedPlans {
    * its own output (read once: each check of the query reads it).
    */
   def of(output: Seq[Attribute]): Option[(LogicalPlan, Seq[Attribute])] =
-    recent.get.iterator.flatMap(ref => Option(ref.get)).map(root => (root, root.output))
+    find(recent.get.iterator.flatMap(ref => Option(ref.get)), output)
+
+  /**
+   * As `of`, among the roots normalised after `outer`'s: the queries that the execution of the
+   * query analyzed as `outer` planned inside it, on its thread (a CACHE TABLE's cached query, a
+   * cached plan built again after a write). None when `outer` is no longer remembered: a root
+   * normalised before it could be any earlier query's.
+   */
+  def inside(outer: LogicalPlan, output: Seq[Attribute]): Option[(LogicalPlan, Seq[Attribute])] = {
+    val roots = recent.get.flatMap(ref => Option(ref.get))
+    val newer = roots.takeWhile(_ ne outer)
+    if (newer.size == roots.size) None else find(newer.iterator, output)
+  }
+
+  private def find(roots: Iterator[LogicalPlan], output: Seq[Attribute])
+      : Option[(LogicalPlan, Seq[Attribute])] =
+    roots.map(root => (root, root.output))
       .find { case (_, rootOutput) => PlannedQuery.sameOutput(rootOutput, output) }
 }

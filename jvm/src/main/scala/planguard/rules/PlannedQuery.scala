@@ -44,31 +44,56 @@ object PlannedQuery {
    * than the planned one: preparation drops a root it finds redundant (RemoveRedundantSorts drops
    * a root sort that a window's order already gives, RemoveRedundantProjects a root projection),
    * so a plan is the owner's when it was planned from the owner's root or outputs the owner's
-   * attributes (`whole`).
+   * attributes (`whole`). A query that the owner's execution plans inside it, as a query of its
+   * own, is not the owner's: a CACHE TABLE's cached query, a cached plan built again after a
+   * write into its table (`inside`).
    */
   def of(plan: SparkPlan, owner: Option[QueryExecution], session: SparkSession,
-      outputs: Outputs): Option[PlannedQuery] = owner match {
-    case Some(qe) =>
-      rootLink(qe.sparkPlan).filter { root =>
-        plannedRoot(plan).exists(_ eq root) ||
-          whole(plan, owner, outputs, session.sessionState.conf.adaptiveExecutionEnabled).isDefined
-      }.map { root =>
-        val (a, o) = (analyzed(qe), qe.optimizedPlan)
-        PlannedQuery(a, o, Some(qe.sparkPlan), root, resultOutput(a, a.output),
-          resultOutput(o, o.output))
-      }
-    case None if executionId(session).isEmpty || explaining(session) =>
-      // explain, cache and df.rdd prepare plans outside any SQL execution; an EXPLAIN statement
-      // inside its own, which is not the explained query's.
-      plannedRoot(plan).flatMap { root =>
-        val output = root.output
-        AnalyzedPlans.of(output).map { case (a, analyzedOutput) =>
-          PlannedQuery(a, root, None, root, resultOutput(a, analyzedOutput),
-            resultOutput(root, output))
-        }
-      }
-    case None => None
+      outputs: Outputs): Option[PlannedQuery] = {
+    val adaptive = session.sessionState.conf.adaptiveExecutionEnabled
+    owner match {
+      case Some(qe) =>
+        rootLink(qe.sparkPlan).filter { root =>
+          plannedRoot(plan).exists(_ eq root) || whole(plan, owner, outputs, adaptive).isDefined
+        }.map { root =>
+          val (a, o) = (analyzed(qe), qe.optimizedPlan)
+          PlannedQuery(a, o, Some(qe.sparkPlan), root, resultOutput(a, a.output),
+            resultOutput(o, o.output))
+        }.orElse(inside(plan, qe, adaptive))
+      case None if executionId(session).isEmpty || explaining(session) =>
+        // explain, cache and df.rdd prepare plans outside any SQL execution; an EXPLAIN statement
+        // inside its own, which is not the explained query's.
+        fromAnalyzedPlans(plan)(AnalyzedPlans.of)
+      case None => None
+    }
   }
+
+  /**
+   * The query of its own that `plan` is, planned inside `owner`'s execution: Spark normalised its
+   * analyzed plan on this thread after the owner's (AnalyzedPlans.inside). Subquery plans and
+   * adaptive stages are planned from no analyzed plan of their own, and an exchange at the root
+   * of an adaptive plan is a stage being created (`whole`).
+   */
+  private def inside(plan: SparkPlan, owner: QueryExecution, adaptive: Boolean)
+      : Option[PlannedQuery] = plan match {
+    case _: Exchange if adaptive => None
+    case _ => fromAnalyzedPlans(plan)(AnalyzedPlans.inside(analyzed(owner), _))
+  }
+
+  /**
+   * The query whose analyzed plan `find` finds among those this thread normalised, for a plan
+   * prepared without its QueryExecution at hand: the optimized root it was planned from outputs
+   * the analyzed root's attributes.
+   */
+  private def fromAnalyzedPlans(plan: SparkPlan)(
+      find: Seq[Attribute] => Option[(LogicalPlan, Seq[Attribute])]): Option[PlannedQuery] =
+    plannedRoot(plan).flatMap { root =>
+      val output = root.output
+      find(output).map { case (a, analyzedOutput) =>
+        PlannedQuery(a, root, None, root, resultOutput(a, analyzedOutput),
+          resultOutput(root, output))
+      }
+    }
 
   /**
    * The query whose whole physical plan `plan` is, at any later step: prepared, adaptively
