@@ -74,8 +74,12 @@ def test_views_cache_ctas_and_insert_pass(spark, adaptive, tmp_path, conf, plann
     table = f"q3_{'aqe' if adaptive else 'plain'}_{planner}"
     spark.sql(f"DROP TABLE IF EXISTS {table}")
     spark.sql(f"CREATE TABLE {table} USING parquet LOCATION '{tmp_path / table}' AS {query}")
-    spark.sql(f"INSERT INTO {table} {query}")
+    # Cached inside the statements' executions: by CACHE TABLE, and again by the INSERT.
+    spark.sql(f"CACHE TABLE {table}_cached AS SELECT * FROM {table}").collect()
+    spark.sql(f"INSERT INTO {table} {query}").collect()
     assert corpus.rows(spark.table(table)) == sorted(expected + expected)
+    assert corpus.rows(spark.table(f"{table}_cached")) == sorted(expected + expected)
+    spark.sql(f"UNCACHE TABLE {table}_cached")
     spark.sql(f"DROP TABLE {table}")
     assert planguard.violation_count(spark) == before, planguard.violations(spark)[-5:]
 
