@@ -32,16 +32,20 @@ private[planguard] object AnalyzedPlans {
     find(recent.get.iterator.flatMap(ref => Option(ref.get)), output)
 
   /**
-   * As `of`, among the roots normalised after `outer`'s: the queries that the execution of the
-   * query analyzed as `outer` planned inside it, on its thread (a CACHE TABLE's cached query, a
+   * The roots normalised after `outer`'s, the most recent first: the queries that the execution of
+   * the query analyzed as `outer` planned inside it, on its thread (a CACHE TABLE's cached query, a
    * cached plan built again after a write). None when `outer` is no longer remembered: a root
-   * normalised before it could be any earlier query's.
+   * normalised before it could be any earlier query's. Nearly always none: `outer` is the last.
    */
-  def inside(outer: LogicalPlan, output: Seq[Attribute]): Option[(LogicalPlan, Seq[Attribute])] = {
+  def normalisedAfter(outer: LogicalPlan): Seq[LogicalPlan] = {
     val roots = recent.get.flatMap(ref => Option(ref.get))
     val newer = roots.takeWhile(_ ne outer)
-    if (newer.size == roots.size) None else find(newer.iterator, output)
+    if (newer.size == roots.size) Nil else newer
   }
+
+  /** As `of`, among `roots`. */
+  def among(roots: Seq[LogicalPlan], output: Seq[Attribute])
+      : Option[(LogicalPlan, Seq[Attribute])] = find(roots.iterator, output)
 
   private def find(roots: Iterator[LogicalPlan], output: Seq[Attribute])
       : Option[(LogicalPlan, Seq[Attribute])] =

@@ -70,14 +70,18 @@ object PlannedQuery {
 
   /**
    * The query of its own that `plan` is, planned inside `owner`'s execution: Spark normalised its
-   * analyzed plan on this thread after the owner's (AnalyzedPlans.inside). Subquery plans and
-   * adaptive stages are planned from no analyzed plan of their own, and an exchange at the root
-   * of an adaptive plan is a stage being created (`whole`).
+   * analyzed plan on this thread after the owner's (AnalyzedPlans.normalisedAfter). Subquery
+   * plans and adaptive stages are planned from no analyzed plan of their own, and an exchange at
+   * the root of an adaptive plan is a stage being created (`whole`). Every plan of a query that
+   * is not its whole plan comes here: with no root normalised after the owner's, the usual case,
+   * nothing else is read.
    */
   private def inside(plan: SparkPlan, owner: QueryExecution, adaptive: Boolean)
       : Option[PlannedQuery] = plan match {
     case _: Exchange if adaptive => None
-    case _ => fromAnalyzedPlans(plan)(AnalyzedPlans.inside(analyzed(owner), _))
+    case _ =>
+      val newer = AnalyzedPlans.normalisedAfter(analyzed(owner))
+      if (newer.isEmpty) None else fromAnalyzedPlans(plan)(AnalyzedPlans.among(newer, _))
   }
 
   /**
