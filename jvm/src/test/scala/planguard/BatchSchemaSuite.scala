@@ -42,6 +42,22 @@ class BatchSchemaSuite extends SparkSessions {
       assert(e.getMessage.contains("#0 a: a null in a column the operator declares NOT NULL"),
         e.getMessage)
     }
+
+    // A cache read is held to the NOT NULL of its reading operators: only a declaration Spark
+    // restates from the analyzed query is not (CachedNullability).
+    test(s"a null where an operator over a cache read declares NOT NULL fails the query " +
+      s"($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      spark.conf.set("planguard.testing.NotNullClaimExec", "false")
+      val cached = spark.range(3).selectExpr("CAST(NULL AS INT) AS a", "id AS b").cache()
+      assert(cached.count() == 3)
+      spark.conf.set("planguard.testing.NotNullClaimExec", "true")
+      val e = violation(intercept[Exception](cached.selectExpr("a", "b + 1 AS c").collect())).get
+      assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution")
+      assert(e.getMessage.contains("#0 a: a null in a column the operator declares NOT NULL"),
+        e.getMessage)
+      cached.unpersist()
+    }
   }
 
   for ((order, extensions) <- orders(new DropLastFieldExtension); adaptive <- adaptiveModes) {

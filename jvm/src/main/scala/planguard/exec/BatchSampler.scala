@@ -19,17 +19,17 @@ import planguard.schema.SchemaDiff
  *
  * @param output the producing operator's declared output
  * @param producer the class of the operator that produced the rows or batches, for the report
- * @param result whether the rows are a query's result, whose columns the producing operator
- *               declares NOT NULL must hold no null
+ * @param notNull whether the columns the producing operator declares NOT NULL must hold no null
+ *                (a query's result's)
  */
 final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: Boolean,
-    every: Int, result: Boolean) {
+    every: Int, notNull: Boolean) {
 
   // Both built where the check runs, not while the query is planned.
   @transient private lazy val schema: StructType = DataTypeUtils.fromAttributes(output)
   /** The positions of the columns that must hold no null. */
   @transient private lazy val promised: Seq[Int] =
-    if (result) schema.fields.indices.filterNot(schema(_).nullable) else Nil
+    if (notNull) schema.fields.indices.filterNot(schema(_).nullable) else Nil
 
   def rows(rows: Iterator[InternalRow]): Iterator[InternalRow] =
     sampled(rows)(r => BatchSchemaCheck.row(schema, r, promised))

@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.datasources.v2.V2CommandExec
 import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.internal.SQLConf
 
-import planguard.checks.Outputs
+import planguard.checks.{CachedNullability, Outputs}
 import planguard.conf.{Levels, PlanGuardConf}
 import planguard.contract.{Invariant, Level}
 import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
@@ -20,7 +20,8 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
  * with `spark.planguard.batchSchema.scope=stages`, below every exchange and every columnar-to-row
  * transition. Not placed at all when the check is off. The result's check also holds its rows to
  * the NOT NULL columns its producing operator declares: code generated for the operators that
- * read a column trusts that declaration.
+ * read a column trusts that declaration; not when the plan reads a cache whose NOT NULL is
+ * Spark's restatement (CachedNullability).
  */
 object PlaceBatchChecks {
 
@@ -35,11 +36,12 @@ object PlaceBatchChecks {
       : SparkPlan = {
     val every = PlanGuardConf.batchSchemaEvery(conf)
     def checked(p: SparkPlan) =
-      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, result = false))
+      CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, notNull = false))
     def result(p: SparkPlan): SparkPlan = {
       val output = outputs(p)
       if (output.isEmpty) p
-      else CheckBatchSchemaExec(p, BatchSampler(output, p.getClass, fail, every, result = true))
+      else CheckBatchSchemaExec(p, BatchSampler(output, p.getClass, fail, every,
+        notNull = !CachedNullability.restated(p)))
     }
     val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
       case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>
