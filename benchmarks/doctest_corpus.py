@@ -115,9 +115,11 @@ def run_module(name: str, spark, kind: str, out):
                                  for v in violations.new()]}
         out.write(json.dumps(record) + "\n")
 
+    # A module run as a script calls testmod() without itself (pyspark.sql.types).
     def testmod(m=None, globs=None, optionflags=0, extraglobs=None, **_):
         runner = Recorder(optionflags, on_example)
-        for test in sorted(doctest.DocTestFinder().find(m, globs=globs, extraglobs=extraglobs),
+        for test in sorted(doctest.DocTestFinder().find(m or module, globs=globs,
+                                                        extraglobs=extraglobs),
                            key=lambda t: t.name):
             timer = threading.Timer(EXAMPLE_TIMEOUT * max(1, len(test.examples)),
                                     spark.sparkContext.cancelAllJobs)
@@ -158,6 +160,10 @@ def run_worker(kind: str, aqe: bool, modules, output: pathlib.Path):
     SparkSession.Builder.getOrCreate = lambda self: spark
     SparkSession.stop = lambda self: None
     SparkContext.stop = lambda self: None
+    # Some _test() functions make a context of their own (`SparkContext("local[4]", ...)`, then
+    # `SparkSession(sc)`, which wraps the JVM's default session: this one): it is this one's.
+    SparkContext.__init__ = lambda self, *_, **__: self.__dict__.update(
+        spark.sparkContext.__dict__)
     cwd = os.getcwd()
     output.parent.mkdir(parents=True, exist_ok=True)
     with output.with_suffix(".partial").open("w") as out:
