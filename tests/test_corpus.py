@@ -2,7 +2,7 @@
 adaptive execution on and off, planguard's planner off and on: zero violations, and the same rows
 as a session without planguard; with the planner on, the very plans Spark prepares.
 
-CI runs the corpus's sample (every fourth TPC-DS query) and, for the rows, two of the four
+CI runs the corpus's sample (every eighth TPC-DS query) and, for the rows, two of the four
 settings: adaptive with planguard's planner, not adaptive with Spark's (the planner's plans are
 compared with Spark's at both settings below). `dev/test full` runs every query, every setting.
 """

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 
 import fuzzing
 
-EXAMPLES = int(os.environ.get("PLANGUARD_FUZZ_EXAMPLES", "25"))
-BUDGET_SECONDS = 180  # new programs past this pass unrun, so that shrinking ends in time
+EXAMPLES = int(os.environ.get("PLANGUARD_FUZZ_EXAMPLES", "20"))
+BUDGET_SECONDS = 120  # new programs past this pass unrun, so that shrinking ends in time
 
 
 @pytest.fixture(scope="module")
