@@ -78,6 +78,31 @@ class SchemaInvariantsSuite extends SparkSessions {
     }
   }
 
+  for ((order, extensions) <- orders(new SwapRootColumnsPreCBOExtension);
+       adaptive <- adaptiveModes) {
+    test(s"OPTIMIZER_SCHEMA catches a pre-CBO optimizer rule that reorders the root " +
+      s"($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      projectedQueries(spark).foreach { df =>
+        val e = intercept[InvariantViolation](df.collect())
+        assert(e.invariantId == "OPTIMIZER_SCHEMA")
+        assert(e.ruleName == "planguard.testing.SwapRootColumns (batch Pre CBO Rules)")
+      }
+    }
+  }
+
+  // Adaptive execution runs post-planner-strategy rules on the planned plan of a query it takes
+  // (the join), before its own preparation rules: no other path runs them.
+  for ((order, extensions) <- orders(new ReverseRootProjectExecPostPlannerExtension)) {
+    test(s"PHYSICAL_SCHEMA catches a post-planner-strategy rule that reorders the root ($order)") {
+      val spark = session(extensions, adaptive = true)
+      val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
+      assert(e.invariantId == "PHYSICAL_SCHEMA")
+      assert(e.ruleName ==
+        "planguard.testing.ReverseRootProjectExec (adaptive post-planner-strategy rule)")
+    }
+  }
+
   for (adaptive <- adaptiveModes) {
     test(s"the rule that broke OPTIMIZER_SCHEMA is named (adaptive=$adaptive)") {
       val spark = session(Seq(planguard, new SwapRootColumnsExtension), adaptive)

@@ -8,11 +8,13 @@ import org.apache.spark.sql.execution.{ApplyColumnarRulesAndInsertTransitions, S
 import org.apache.spark.sql.execution.planguard.PreparationRules
 
 import planguard.report.Guarded
+import planguard.shims.ExtensionPoints
 
 /**
  * Names the physical rule that broke a contract by replaying preparation rule by rule on the
  * planned plan and checking after each one: Spark's preparation rules with the adaptive
- * query-stage rules and the columnar rules extensions inject in their places. Runs only after a
+ * post-planner-strategy and query-stage rules and the columnar rules extensions inject in their
+ * places. Runs only after a
  * violation was found.
  */
 object PreparationReplay {
@@ -45,9 +47,9 @@ object PreparationReplay {
     }
 
   /**
-   * In the order Spark runs them: adaptive execution runs the query-stage rules where the
-   * non-adaptive path applies the columnar rules, before the transitions and codegen; without
-   * adaptive execution, they never run.
+   * In the order Spark runs them: adaptive execution runs the post-planner-strategy rules, then
+   * the query-stage rules, where the non-adaptive path applies the columnar rules, before the
+   * transitions and codegen; without adaptive execution, they never run.
    */
   private def rules(session: SparkSession): Iterator[(Rule[SparkPlan], String)] = {
     val columnar =
@@ -55,7 +57,9 @@ object PreparationReplay {
     val adaptive = session.sessionState.adaptiveRulesHolder
     val adaptiveRules =
       if (!session.sessionState.conf.adaptiveExecutionEnabled) Nil
-      else adaptive.queryStagePrepRules.filterNot(_.isInstanceOf[CheckOnly])
+      else ExtensionPoints.queryPostPlannerStrategyRules(adaptive)
+        .map(_ -> "adaptive post-planner-strategy rule") ++
+        adaptive.queryStagePrepRules.filterNot(_.isInstanceOf[CheckOnly])
         .map(_ -> "adaptive query-stage preparation rule") ++
         adaptive.queryStageOptimizerRules.map(_ -> "adaptive query-stage optimizer rule")
     PreparationRules.nonAdaptive(session).iterator.flatMap {

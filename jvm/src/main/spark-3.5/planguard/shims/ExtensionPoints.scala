@@ -4,6 +4,7 @@ import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.AdaptiveRulesHolder
 
 /**
  * The SparkSessionExtensions injection points that differ between Spark lines. Spark 3.5 has no
@@ -35,4 +36,8 @@ object ExtensionPoints {
       e.injectQueryPostPlannerStrategyRule(rule)
       true
     } catch { case _: NoSuchMethodError => false }
+
+  /** The post-planner-strategy rules extensions injected; none on Spark 3.5.0, which lacks them. */
+  def queryPostPlannerStrategyRules(holder: AdaptiveRulesHolder): Seq[Rule[SparkPlan]] =
+    try holder.queryPostPlannerStrategyRules catch { case _: NoSuchMethodError => Nil }
 }

@@ -4,6 +4,7 @@ import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.AdaptiveRulesHolder
 
 /**
  * The SparkSessionExtensions injection points that differ between Spark lines. Spark 4.x has
@@ -34,4 +35,8 @@ object ExtensionPoints {
     e.injectQueryPostPlannerStrategyRule(rule)
     true
   }
+
+  /** The post-planner-strategy rules extensions injected; none where Spark lacks the hook. */
+  def queryPostPlannerStrategyRules(holder: AdaptiveRulesHolder): Seq[Rule[SparkPlan]] =
+    holder.queryPostPlannerStrategyRules
 }

@@ -69,3 +69,9 @@ class ReverseRootProjectExecStagePrepExtension extends (SparkSessionExtensions =
   override def apply(e: SparkSessionExtensions): Unit =
     e.injectQueryStagePrepRule(_ => ReverseRootProjectExec)
 }
+
+/** ReverseRootProjectExec as an adaptive post-planner-strategy rule (Spark 3.5.1 and later). */
+class ReverseRootProjectExecPostPlannerExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit =
+    e.injectQueryPostPlannerStrategyRule(_ => ReverseRootProjectExec)
+}

@@ -83,6 +83,11 @@ class SwapRootColumnsExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => SwapRootColumns)
 }
 
+/** SwapRootColumns where the optimizer runs the rules extensions inject before cost-based ones. */
+class SwapRootColumnsPreCBOExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit = e.injectPreCBORule(_ => SwapRootColumns)
+}
+
 class CastRootColumnExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => CastRootColumn)
 }
