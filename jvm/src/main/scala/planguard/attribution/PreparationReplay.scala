@@ -14,8 +14,7 @@ import planguard.shims.ExtensionPoints
  * Names the physical rule that broke a contract by replaying preparation rule by rule on the
  * planned plan and checking after each one: Spark's preparation rules with the adaptive
  * post-planner-strategy and query-stage rules and the columnar rules extensions inject in their
- * places. Runs only after a
- * violation was found.
+ * places. Runs only after a violation was found.
  */
 object PreparationReplay {
 
