@@ -39,19 +39,20 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       // Check rules run once on each query's final analyzed plan (NAMING).
       extensions.injectCheckRule(session => CheckAnalyzedPlan(session))
       // Normalisation sees the analyzed plan of every QueryExecution (queries, the queries of
-      // write commands, cached plans) just before it becomes the optimizer's input.
-      extensions.injectPlanNormalizationRule { session =>
+      // write commands, cached plans) just before it becomes the optimizer's input. Placed to
+      // run before every other extension's normalization rules, whatever the extensions' order.
+      InjectedFirst.planNormalization(extensions, { session =>
         PlanGuard.register(session)
         // The UI's planguard tab, once per SparkContext (when its UI is on): the builders run
         // when a session's state is built, before any of its queries can break an invariant.
         LiveUi.attach(session.sparkContext)
         RememberAnalyzedPlan(session)
-      }
+      })
       // The columnar hook after the transitions runs on both the adaptive and the non-adaptive
       // path, on the prepared plan, before anything executes: the place to check the
       // optimizer's, the planner's and the preparation's contracts and to stop a query. Placed
       // to run after every other extension's columnar rules, whatever the extensions' order.
-      ColumnarChecksLast.inject(extensions, session => new PlanGuardColumnarRule(session))
+      InjectedFirst.columnar(extensions, session => new PlanGuardColumnarRule(session))
       // Adaptive execution runs query-stage preparation rules on each whole re-planned plan.
       extensions.injectQueryStagePrepRule(session => CheckAdaptivePlan(session))
       // A table-valued function, SELECT * FROM planguard_violations(): the session's report as

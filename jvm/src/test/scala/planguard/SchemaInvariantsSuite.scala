@@ -91,6 +91,38 @@ class SchemaInvariantsSuite extends SparkSessions {
     }
   }
 
+  for ((order, extensions) <- orders(new ReverseRootProjectExecStageOptimizerExtension)) {
+    test(s"PHYSICAL_SCHEMA catches a query-stage optimizer rule that reorders the root ($order)") {
+      val spark = session(extensions, adaptive = true)
+      val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
+      assert(e.invariantId == "PHYSICAL_SCHEMA")
+      assert(e.ruleName ==
+        "planguard.testing.ReverseRootProjectExec (adaptive query-stage optimizer rule)")
+    }
+  }
+
+  for ((order, extensions) <- orders(new SwapRootColumnsNormalizationExtension);
+       adaptive <- adaptiveModes) {
+    test(s"OPTIMIZER_SCHEMA catches a plan normalization rule that reorders the root " +
+      s"($order, adaptive=$adaptive)") {
+      val spark = session(extensions, adaptive)
+      projectedQueries(spark).foreach { df =>
+        val e = intercept[InvariantViolation](df.collect())
+        assert(e.invariantId == "OPTIMIZER_SCHEMA")
+        assert(e.ruleName == "planguard.testing.SwapRootColumns (plan normalization rule)")
+        // The optimizer's exclusion conf does not reach it.
+        assert(!e.getMessage.contains("excludedRules"))
+        assert(e.getMessage.contains("out of spark.sql.extensions"))
+      }
+      // Prepared outside a SQL execution (explain, cache, df.rdd), the query is found by the
+      // analyzed root planguard's own normalization rule remembers: before the other's.
+      projectedQueries(spark).foreach { df =>
+        val e = intercept[InvariantViolation](df.queryExecution.executedPlan)
+        assert(e.invariantId == "OPTIMIZER_SCHEMA")
+      }
+    }
+  }
+
   // Adaptive execution runs post-planner-strategy rules on the planned plan of a query it takes
   // (the join), before its own preparation rules: no other path runs them.
   for ((order, extensions) <- orders(new ReverseRootProjectExecPostPlannerExtension)) {

@@ -1,7 +1,8 @@
 package planguard.attribution
 
 /**
- * A rule of planguard's that only checks the plan it is given: a replay of Spark's rules leaves
- * it out, since it changes no plan and would check (and report) each replayed step.
+ * A rule of planguard's that only checks (or remembers) the plan it is given: a replay of Spark's
+ * rules leaves it out, since it changes no plan and would check (and report, or remember) each
+ * replayed step.
  */
 trait CheckOnly

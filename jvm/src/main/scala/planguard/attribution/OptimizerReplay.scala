@@ -2,22 +2,34 @@ package planguard.attribution
 
 import scala.util.control.NonFatal
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.{Rule, RuleExecutor}
 
 /**
- * Names the optimizer rule that broke a contract by replaying the optimizer's batches rule by
- * rule and checking after each one. Runs only after a violation was found, so the happy path
- * pays nothing.
+ * Names the rule that broke a contract between the analyzed and the optimized plan by replaying,
+ * rule by rule, what Spark runs between them — the plan normalization rules extensions inject,
+ * then the optimizer's batches — and checking after each one. Runs only after a violation was
+ * found, so the happy path pays nothing.
  */
 object OptimizerReplay {
+  /** The kind a culprit among the plan normalization rules is named with. */
+  val NormalizationRule = "plan normalization rule"
 
   /**
-   * "RuleName (batch Name)" of the first rule after which `broken` holds, where replay finds it.
+   * "RuleName (plan normalization rule)" or "RuleName (batch Name)" of the first rule after which
+   * `broken` holds, replayed from `analyzed`, where replay finds it.
    */
-  def firstBreakingRule(optimizer: RuleExecutor[LogicalPlan], start: LogicalPlan)(
+  def firstBreakingRule(session: SparkSession, analyzed: LogicalPlan)(
       broken: LogicalPlan => Boolean): Option[String] =
-    try replay(optimizer, start, broken) catch { case NonFatal(_) => None }
+    try {
+      var plan = analyzed.clone()
+      val normalization = session.sessionState.planNormalizationRules
+        .filterNot(_.isInstanceOf[CheckOnly])
+        .find { rule => plan = rule(plan); broken(plan) }
+      normalization.map(rule => s"${rule.ruleName} ($NormalizationRule)")
+        .orElse(replay(session.sessionState.optimizer, plan, broken))
+    } catch { case NonFatal(_) => None }
 
   /**
    * "RuleName (kind)" of the first of `rules` that breaks the contract when applied alone to

@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.types.StructType
 
+import planguard.attribution.OptimizerReplay
 import planguard.contract.{Departure, Invariant, Phase}
 import planguard.schema.SchemaDiff
 import planguard.shims.ConditionThrowable
@@ -61,14 +62,14 @@ object InvariantViolation {
     "expected" -> diff.expectedText,
     "actual" -> diff.actualText,
     "differences" -> diff.differences.mkString("; "),
-    "advice" -> s"${advice(invariant, phase)} See ${invariant.docs}.")
+    "advice" -> s"${advice(invariant, phase, rule)} See ${invariant.docs}.")
 
   /** The rule as reports name it: when there is none, why. */
   def ruleText(rule: Option[String], phase: String): String =
     // Analysis checks the query as written: no rule has run on it yet.
     rule.getOrElse(if (phase == Phase.Analysis) "none (the query as written)" else "unknown")
 
-  private def advice(invariant: Invariant, phase: String): String = invariant match {
+  private def advice(inv: Invariant, phase: String, rule: Option[String]): String = inv match {
     case Invariant.UniqueField =>
       "give the columns distinct names or relations (alias a side of the join: df.alias(\"l\"), " +
         "or rename a column) so that every reference to them is unambiguous; to silence this " +
@@ -98,18 +99,24 @@ object InvariantViolation {
     case _ =>
       s"a rule changed the query's result schema, which no rule may do. Find the rule " +
         "(spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it or " +
-        s"${removal(invariant, phase)}; to let queries run while you investigate, set " +
-        s"spark.planguard.check.${invariant.id}=warn."
+        s"${removal(inv, phase, rule)}; to let queries run while you investigate, set " +
+        s"spark.planguard.check.${inv.id}=warn."
   }
 
-  /** How to take the breaking rule out of the way: only the knobs Spark has for its phase. */
-  private def removal(invariant: Invariant, phase: String): String = (invariant, phase) match {
-    case (Invariant.OptimizerSchema, Phase.Optimization) =>
-      "exclude it (spark.sql.optimizer.excludedRules)"
-    case (Invariant.OptimizerSchema, Phase.AdaptiveReoptimization) =>
-      "exclude it (spark.sql.adaptive.optimizer.excludedRules)"
-    case _ =>
-      "leave the extension that injects it out of spark.sql.extensions (Spark has no conf " +
-        "that excludes a planner strategy, a preparation rule or a columnar rule)"
-  }
+  /**
+   * How to take the breaking rule out of the way: only the knobs Spark has for its phase. The
+   * optimizer's exclusion conf does not reach the plan normalization rules Spark runs before it.
+   */
+  private def removal(invariant: Invariant, phase: String, rule: Option[String]): String =
+    (invariant, phase) match {
+      case (Invariant.OptimizerSchema, Phase.Optimization)
+          if !rule.exists(_.endsWith(s"(${OptimizerReplay.NormalizationRule})")) =>
+        "exclude it (spark.sql.optimizer.excludedRules)"
+      case (Invariant.OptimizerSchema, Phase.AdaptiveReoptimization) =>
+        "exclude it (spark.sql.adaptive.optimizer.excludedRules)"
+      case _ =>
+        "leave the extension that injects it out of spark.sql.extensions (Spark has no conf " +
+          "that excludes a plan normalization rule, a planner strategy, a preparation rule or " +
+          "a columnar rule)"
+    }
 }

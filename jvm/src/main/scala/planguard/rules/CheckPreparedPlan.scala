@@ -43,8 +43,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
             query.optimized)(
             OptimizerSchemaCheck(query.analyzed, query.analyzedOutput, query.optimizedOutput,
               types)) { _ =>
-            OptimizerReplay.firstBreakingRule(session.sessionState.optimizer,
-              query.analyzed.clone())(
+            OptimizerReplay.firstBreakingRule(session, query.analyzed)(
               !OptimizerSchemaCheck(query.analyzed, query.analyzed, _, types).isEmpty)
           }
           val planned = query.planned.getOrElse(plan)

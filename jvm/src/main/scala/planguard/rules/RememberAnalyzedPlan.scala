@@ -4,6 +4,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
+import planguard.attribution.CheckOnly
 import planguard.conf.PlanGuardConf
 
 /**
@@ -11,7 +12,8 @@ import planguard.conf.PlanGuardConf
  * a plan prepared outside a SQL execution (explain, cache, df.rdd) can be traced back to it.
  * Returns the plan unchanged.
  */
-final case class RememberAnalyzedPlan(session: SparkSession) extends Rule[LogicalPlan] {
+final case class RememberAnalyzedPlan(session: SparkSession) extends Rule[LogicalPlan]
+  with CheckOnly {
   override def apply(plan: LogicalPlan): LogicalPlan = {
     if (PlanGuardConf.enabled(session.sessionState.conf)) AnalyzedPlans.remember(plan)
     plan

@@ -70,6 +70,12 @@ class ReverseRootProjectExecStagePrepExtension extends (SparkSessionExtensions =
     e.injectQueryStagePrepRule(_ => ReverseRootProjectExec)
 }
 
+/** ReverseRootProjectExec as an adaptive query-stage optimizer rule: on each stage as it is cut. */
+class ReverseRootProjectExecStageOptimizerExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit =
+    e.injectQueryStageOptimizerRule(_ => ReverseRootProjectExec)
+}
+
 /** ReverseRootProjectExec as an adaptive post-planner-strategy rule (Spark 3.5.1 and later). */
 class ReverseRootProjectExecPostPlannerExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit =

@@ -88,6 +88,12 @@ class SwapRootColumnsPreCBOExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit = e.injectPreCBORule(_ => SwapRootColumns)
 }
 
+/** SwapRootColumns as a plan normalization rule: it runs on the analyzed plan, before the optimizer. */
+class SwapRootColumnsNormalizationExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit =
+    e.injectPlanNormalizationRule(_ => SwapRootColumns)
+}
+
 class CastRootColumnExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit = e.injectOptimizerRule(_ => CastRootColumn)
 }
