@@ -3,13 +3,13 @@ broken rule whichever extension order, and a jar of another line never stops a s
 installs nothing, says so in one line, and the queries run as without it).
 
 These tests run in the development environment and, by dev/test-lines, in a fresh environment
-per pyspark release (3.5.9, 4.0.5, 4.1.4, 4.2.1, 4.3.0) with the wheel installed into it.
+per pyspark release (3.5.9, 4.1.4, 4.2.1, 4.3.0; with `dev/test full` 4.0.5 too) with the wheel
+installed into it.
 """
 import importlib.metadata
 import json
 import os
 import pathlib
-import re
 import subprocess
 import sys
 import zipfile
@@ -18,7 +18,7 @@ import pyspark
 import pytest
 
 import planguard
-from built_jars import DEFAULT_LINE, LINE, ROOT, TESTS_JAR
+from built_jars import DEFAULT_LINE, LINE, TESTS_JAR
 from conftest import FULL
 from planguard import ConfigurationError
 from planguard._jar import line_for, spark_lines
@@ -105,17 +105,6 @@ def test_an_unsupported_spark_is_refused_naming_the_lines(version):
         line_for(version)
 
 
-# The session tests below start a Spark of their own each. In the development environment (the
-# pyspark build.sbt builds the default line against) CI leaves them to dev/test-lines, which runs
-# them in a fresh environment of every release, the default line's newest (4.0.5) among them;
-# `dev/test full` runs them here too.
-DEVELOPMENT = pyspark.__version__ == re.search(
-    r'val sparkVersion = "([^"]+)"', (ROOT / "build.sbt").read_text()).group(1)
-per_release = pytest.mark.skipif(DEVELOPMENT and not FULL,
-                                 reason="in CI, run by dev/test-lines in each release's environment")
-
-
-@per_release
 @pytest.mark.parametrize("order", ["first", "last"])
 def test_the_running_lines_jar_catches_a_broken_rule_in_either_order(tmp_path, order):
     """Adaptive execution on, then off, in one session."""
@@ -133,7 +122,6 @@ def test_the_running_lines_jar_catches_a_broken_rule_in_either_order(tmp_path, o
             result
 
 
-@per_release
 def test_the_running_lines_jar_and_planner_install_and_plan_a_legal_query(tmp_path):
     result, logged = submit(tmp_path, [planguard.jar_path()],
                             [planguard.EXTENSION_CLASS, planguard.PLANNER_EXTENSION_CLASS])
@@ -153,7 +141,6 @@ def test_the_running_lines_jar_and_planner_install_and_plan_a_legal_query(tmp_pa
 OTHER_LINE = {"3.5": "4.2", "4.0": "3.5", "4.1": "4.2", "4.2": "4.0", "4.3": "4.1"}
 
 
-@per_release
 def test_a_jar_of_another_line_never_stops_a_session(tmp_path):
     """The jar of another line: the session starts, one line per extension says that it installs
     nothing and which jar to use, and queries run as without planguard: no probe is refused."""
