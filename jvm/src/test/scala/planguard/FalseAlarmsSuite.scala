@@ -5,6 +5,8 @@ import java.nio.file.Files
 import scala.util.Try
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.functions.{col, count, max, sum, window}
+import org.apache.spark.sql.streaming.Trigger
 
 import planguard.report.ViolationLog
 
@@ -141,6 +143,41 @@ class FalseAlarmsSuite extends SparkSessions {
       assert(ViolationLog.records(spark).isEmpty, ViolationLog.json(spark))
       spark.sql("DROP TABLE p")
       spark.sql("DROP TABLE vc")
+    }
+
+    // Streaming queries write each micro-batch into their sink through plans Spark's streaming
+    // engine rewrites (state stores, watermarks, the batch's timestamp): into a DataSource V2 sink
+    // (memory here) the written query is compared as any write's is (ResultPlans.writes).
+    test(s"valid streaming queries pass, rows as without planguard (adaptive=$adaptive)") {
+      val dir = Files.createTempDirectory("planguard-streams")
+      def streamed(spark: SparkSession): Seq[Seq[String]] = {
+        val source = dir.resolve("source").toString
+        if (!Files.exists(dir.resolve("source"))) {
+          spark.range(40).selectExpr("id", "id % 7 AS k", "CAST(id AS TIMESTAMP) AS ts")
+            .write.parquet(source)
+        }
+        val stream = spark.readStream.schema("id BIGINT, k BIGINT, ts TIMESTAMP").parquet(source)
+        val dimensions = spark.range(7).selectExpr("id AS k", "concat('d', id) AS name")
+        Seq(
+          "complete" -> stream.groupBy("k").agg(count("*").as("n"), sum("id").as("total")),
+          "append" -> stream.withWatermark("ts", "5 seconds")
+            .groupBy(window(col("ts"), "10 seconds"), col("k")).count(),
+          "append" -> stream.join(dimensions, "k").select("id", "name"),
+          "append" -> stream.withWatermark("ts", "5 seconds").dropDuplicates("k", "ts"),
+          "append" -> stream.selectExpr("ID AS Id", "K", "current_timestamp() IS NOT NULL AS now"),
+          "update" -> stream.groupBy("K").agg(max("id").as("m"))).zipWithIndex.map {
+          case ((mode, df), i) =>
+            val name = s"stream_${i}_${spark.hashCode.abs}"
+            val query = df.writeStream.format("memory").queryName(name).outputMode(mode)
+              .option("checkpointLocation", dir.resolve(s"checkpoint-$name").toString)
+              .trigger(Trigger.AvailableNow()).start()
+            query.awaitTermination()
+            assert(query.exception.isEmpty, s"$mode #$i: ${query.exception}")
+            spark.table(name).collect().map(_.toString).toSeq.sorted
+        }
+      }
+      val expected = streamed(session(Nil, adaptive))
+      assert(streamed(session(Seq(planguard), adaptive)) == expected)
     }
   }
 }

@@ -2,8 +2,11 @@ package planguard
 
 import java.nio.file.{Files, Path}
 
-import org.apache.spark.sql.DataFrame
+import scala.util.Try
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.streaming.Trigger
 
 import planguard.errors.{InvariantViolation, PlanGuardConfException}
 import planguard.testing._
@@ -154,6 +157,24 @@ class OptimizerSchemaSuite extends SparkSessions {
         "FROM range(5)) SELECT v AS b, k FROM q ORDER BY k").collect())
       assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.actual.fieldNames.toSeq == Seq("k", "b"))
     }
+
+    // A streaming query writes each micro-batch into a DataSource V2 sink (memory, console,
+    // Kafka) through nodes that are no commands and output nothing: its query was compared as
+    // nothing with nothing, and a broken rule went unseen. Into a file sink (DataSource V1) the
+    // batch runs as a query of its own. Either way the batch must stop before the sink has a row.
+    test(s"a streaming query's micro-batch into a DataSource V2 sink is checked ($name)") {
+      val spark = session(extensions, adaptive)
+      val rows = swappedStream(spark, "memory", s"swapped_${name.hashCode.abs}")
+      assert(rows.isEmpty)
+    }
+
+    test(s"a streaming query's micro-batch into a file sink is checked ($name)") {
+      // Known blind spot: on Spark 4.2 the swapped batch is written (docs/architecture.md).
+      assume(!sparkAtLeast("4.2"), "on Spark 4.2 a file sink's micro-batch goes unchecked")
+      val spark = session(extensions, adaptive)
+      val rows = swappedStream(spark, "parquet", "out")
+      assert(rows.isEmpty)
+    }
   }
 
   // A plugin that runs whole plans as batches (Comet) leaves a columnar transition at the root,
@@ -303,5 +324,34 @@ class OptimizerSchemaSuite extends SparkSessions {
     spark.conf.set("spark.planguard.check.NOT_AN_INVARIANT", "off")
     val unknown = intercept[PlanGuardConfException](spark.range(1).collect())
     assert(unknown.getMessage.contains("spark.planguard.check.NOT_AN_INVARIANT"))
+  }
+
+  /**
+   * Streams two rows' `a, b + 1 AS c` into `sink` (`memory`, or a file format) with the broken
+   * rule that swaps them on: asserts the micro-batch fails with OPTIMIZER_SCHEMA, returns the
+   * rows the sink then holds (named `name`: the memory table, or the directory's name).
+   */
+  private def swappedStream(spark: SparkSession, sink: String, name: String): Seq[Row] = {
+    val dir = Files.createTempDirectory("planguard-stream")
+    spark.conf.set("planguard.testing.SwapRootColumns", "false")
+    spark.range(3).selectExpr("id AS a", "id * 2 AS b").write.parquet(s"$dir/in")
+    spark.conf.set("planguard.testing.SwapRootColumns", "true")
+    val writer = spark.readStream.schema("a BIGINT, b BIGINT").parquet(s"$dir/in")
+      .selectExpr("a", "b + 1 AS c").writeStream.format(sink).trigger(Trigger.AvailableNow())
+      .option("checkpointLocation", s"$dir/checkpoint")
+    val query =
+      (if (sink == "memory") writer.queryName(name) else writer.option("path", s"$dir/$name"))
+        .start()
+    // Spark 4.2's awaitTermination does not throw the query's error here: it is read instead.
+    Try(query.awaitTermination())
+    val e = query.exception.getOrElse(fail(s"the $sink sink's micro-batch ran unchecked"))
+    assert(e.getCause.isInstanceOf[InvariantViolation], e)
+    val violation = e.getCause.asInstanceOf[InvariantViolation]
+    assert(violation.invariantId == "OPTIMIZER_SCHEMA")
+    assert(violation.actual.fieldNames.toSeq == Seq("c", "a"))
+    spark.conf.set("planguard.testing.SwapRootColumns", "false")
+    if (sink == "memory") spark.table(name).collect().toSeq
+    else if (!Files.exists(dir.resolve(name))) Nil
+    else spark.read.schema("c BIGINT, a BIGINT").format(sink).load(s"$dir/$name").collect().toSeq
   }
 }

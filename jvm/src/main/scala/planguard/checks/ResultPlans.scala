@@ -4,6 +4,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan, Projec
   UnaryNode, View, WithCTE}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.{WriteFiles, WriteFilesExec}
+import org.apache.spark.sql.execution.datasources.v2.WriteToDataSourceV2
+import org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSource
 
 /** What the schema contracts compare: the plans whose rows a query returns or writes. */
 object ResultPlans {
@@ -13,8 +15,19 @@ object ResultPlans {
    * WriteFiles node that planned writes add (whose physical form outputs nothing).
    */
   def logical(plan: LogicalPlan): LogicalPlan = plan match {
-    case c: Command if c.children.size == 1 => written(c.children.head)
+    case w if writes(w) && w.children.size == 1 => written(w.children.head)
     case _ => plan
+  }
+
+  /**
+   * True for a plan that writes rows and returns none: a command (INSERT, CTAS, ...), or a
+   * streaming query's micro-batch written into a DataSource V2 sink (the memory, console and Kafka
+   * sinks, Iceberg's), which is no command: WriteToMicroBatchDataSource as analyzed,
+   * WriteToDataSourceV2 as optimized, over the batch's query.
+   */
+  def writes(plan: LogicalPlan): Boolean = plan match {
+    case _: Command | _: WriteToMicroBatchDataSource | _: WriteToDataSourceV2 => true
+    case _ => false
   }
 
   private def written(plan: LogicalPlan): LogicalPlan = plan match {
@@ -28,7 +41,7 @@ object ResultPlans {
    * query of its own.
    */
   def physical(plan: SparkPlan, logicalRoot: LogicalPlan): Option[SparkPlan] = logicalRoot match {
-    case c: Command if c.children.size == 1 => plan.children match {
+    case w if writes(w) && w.children.size == 1 => plan.children match {
       case Seq(w: WriteFilesExec) => Some(w.child)
       case Seq(query) => Some(query)
       case _ => None

@@ -3,7 +3,7 @@ package planguard.checks
 import java.util.Locale
 
 import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.types.StructType
 
 import planguard.schema.SchemaDiff
@@ -17,8 +17,9 @@ import planguard.schema.SchemaDiff
  * (AMBIGUOUS_REFERENCE), and from then on finds columns by id, so a clash below the root can never
  * be read by mistake (a DataFrame join whose sides both have `id`, selected as `df1.id` and
  * `df2.id`, is legal). What escapes Spark is the result it hands a client, who reads its columns
- * by name. A command's query is left out: a write by name fails on duplicate names in Spark, and
- * a positional one (INSERT, SET VARIABLE, a view with a column list) never reads them.
+ * by name. A written query is left out (ResultPlans.writes): a write by name fails on duplicate
+ * names in Spark, and a positional one (INSERT, SET VARIABLE, a view with a column list) never
+ * reads them.
  */
 object UniqueFieldCheck {
 
@@ -28,7 +29,7 @@ object UniqueFieldCheck {
    */
   def apply(analyzed: LogicalPlan, result: Seq[Attribute], caseSensitive: Boolean)
       : SchemaDiff = analyzed match {
-    case _: Command => SchemaDiff.Holds
+    case write if ResultPlans.writes(write) => SchemaDiff.Holds
     case query =>
       // Names compare as Spark's resolver compares them: case-insensitively unless
       // spark.sql.caseSensitive is set.

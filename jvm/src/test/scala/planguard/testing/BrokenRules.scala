@@ -6,6 +6,8 @@ import org.apache.spark.sql.catalyst.plans.Inner
 import org.apache.spark.sql.catalyst.plans.logical.{Command, Join, JoinHint, LogicalPlan, Project,
   Sort}
 import org.apache.spark.sql.execution.datasources.WriteFiles
+import org.apache.spark.sql.execution.datasources.v2.WriteToDataSourceV2
+import org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSource
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{IntegerType, StringType}
@@ -30,6 +32,9 @@ abstract class ResultRootRule extends Rule[LogicalPlan] {
   private def onResultRoot(plan: LogicalPlan): LogicalPlan = plan match {
     case c: Command if c.children.size == 1 => c.withNewChildren(Seq(onResultRoot(c.children.head)))
     case w: WriteFiles => w.withNewChildren(Seq(onResultRoot(w.child)))
+    // A streaming micro-batch's write into a DataSource V2 sink, as analyzed and as optimized.
+    case w @ (_: WriteToMicroBatchDataSource | _: WriteToDataSourceV2) =>
+      w.withNewChildren(Seq(onResultRoot(w.children.head)))
     case s: Sort => s.withNewChildren(Seq(onResultRoot(s.child)))
     case _ => rewrite.applyOrElse(plan, identity[LogicalPlan])
   }
