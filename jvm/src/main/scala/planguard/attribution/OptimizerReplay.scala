@@ -6,6 +6,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.{Rule, RuleExecutor}
 
+import planguard.errors.InvariantViolation
+
 /**
  * Names the rule that broke a contract between the analyzed and the optimized plan by replaying,
  * rule by rule, what Spark runs between them — the plan normalization rules extensions inject,
@@ -13,8 +15,6 @@ import org.apache.spark.sql.catalyst.rules.{Rule, RuleExecutor}
  * found, so the happy path pays nothing.
  */
 object OptimizerReplay {
-  /** The kind a culprit among the plan normalization rules is named with. */
-  val NormalizationRule = "plan normalization rule"
 
   /**
    * "RuleName (plan normalization rule)" or "RuleName (batch Name)" of the first rule after which
@@ -27,7 +27,7 @@ object OptimizerReplay {
       val normalization = session.sessionState.planNormalizationRules
         .filterNot(_.isInstanceOf[CheckOnly])
         .find { rule => plan = rule(plan); broken(plan) }
-      normalization.map(rule => s"${rule.ruleName} ($NormalizationRule)")
+      normalization.map(rule => s"${rule.ruleName} (${InvariantViolation.NormalizationRule})")
         .orElse(replay(session.sessionState.optimizer, plan, broken))
     } catch { case NonFatal(_) => None }
 

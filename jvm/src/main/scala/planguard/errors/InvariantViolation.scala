@@ -4,7 +4,6 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.types.StructType
 
-import planguard.attribution.OptimizerReplay
 import planguard.contract.{Departure, Invariant, Phase}
 import planguard.schema.SchemaDiff
 import planguard.shims.ConditionThrowable
@@ -52,6 +51,9 @@ final class InvariantViolation(
 }
 
 object InvariantViolation {
+  /** The kind a rule among Spark's plan normalization rules is named with (Rule: X (kind)). */
+  val NormalizationRule = "plan normalization rule"
+
   def condition(invariant: Invariant): String = s"PLANGUARD_${invariant.id}"
 
   private def parameters(invariant: Invariant, phase: String, diff: Departure,
@@ -110,7 +112,7 @@ object InvariantViolation {
   private def removal(invariant: Invariant, phase: String, rule: Option[String]): String =
     (invariant, phase) match {
       case (Invariant.OptimizerSchema, Phase.Optimization)
-          if !rule.exists(_.endsWith(s"(${OptimizerReplay.NormalizationRule})")) =>
+          if !rule.exists(_.endsWith(s"($NormalizationRule)")) =>
         "exclude it (spark.sql.optimizer.excludedRules)"
       case (Invariant.OptimizerSchema, Phase.AdaptiveReoptimization) =>
         "exclude it (spark.sql.adaptive.optimizer.excludedRules)"
