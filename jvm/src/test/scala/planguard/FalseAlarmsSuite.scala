@@ -1,12 +1,14 @@
 package planguard
 
 import java.nio.file.Files
+import java.util.concurrent.ConcurrentLinkedQueue
 
 import scala.util.Try
 
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.api.java.function.VoidFunction2
+import org.apache.spark.sql.{Dataset, Row, SparkSession}
 import org.apache.spark.sql.functions.{col, count, max, sum, window}
-import org.apache.spark.sql.streaming.Trigger
+import org.apache.spark.sql.streaming.{DataStreamWriter, Trigger}
 
 import planguard.report.ViolationLog
 
@@ -147,7 +149,8 @@ class FalseAlarmsSuite extends SparkSessions {
 
     // Streaming queries write each micro-batch into their sink through plans Spark's streaming
     // engine rewrites (state stores, watermarks, the batch's timestamp): into a DataSource V2 sink
-    // (memory here) the written query is compared as any write's is (ResultPlans.writes).
+    // (memory here) the written query is compared as any write's is (ResultPlans.writes); into a
+    // file sink or foreachBatch (DataSource V1), as a query of its own (MicroBatchV1Write).
     test(s"valid streaming queries pass, rows as without planguard (adaptive=$adaptive)") {
       val dir = Files.createTempDirectory("planguard-streams")
       def streamed(spark: SparkSession): Seq[Seq[String]] = {
@@ -168,12 +171,30 @@ class FalseAlarmsSuite extends SparkSessions {
           "update" -> stream.groupBy("K").agg(max("id").as("m"))).zipWithIndex.map {
           case ((mode, df), i) =>
             val name = s"stream_${i}_${spark.hashCode.abs}"
-            val query = df.writeStream.format("memory").queryName(name).outputMode(mode)
-              .option("checkpointLocation", dir.resolve(s"checkpoint-$name").toString)
-              .trigger(Trigger.AvailableNow()).start()
-            query.awaitTermination()
-            assert(query.exception.isEmpty, s"$mode #$i: ${query.exception}")
-            spark.table(name).collect().map(_.toString).toSeq.sorted
+            def run(sink: String, writer: DataStreamWriter[Row]): Unit = {
+              val query = writer.outputMode(mode).trigger(Trigger.AvailableNow())
+                .option("checkpointLocation", dir.resolve(s"checkpoint-$name-$sink").toString)
+                .start()
+              query.awaitTermination()
+              assert(query.exception.isEmpty, s"$mode #$i: ${query.exception}")
+            }
+            run("memory", df.writeStream.format("memory").queryName(name))
+            // And into a DataSource V1 sink: a file sink, which takes appends only, or else
+            // foreachBatch, which hands each batch to the user's function.
+            val v1Rows = if (mode == "append") {
+              val path = dir.resolve(s"files-$name").toString
+              run("files", df.writeStream.format("parquet").option("path", path))
+              spark.read.parquet(path).collect().toSeq
+            } else {
+              val batches = new ConcurrentLinkedQueue[Row]()
+              run("foreachBatch", df.writeStream.foreachBatch(
+                new VoidFunction2[Dataset[Row], java.lang.Long] {
+                  def call(batch: Dataset[Row], id: java.lang.Long): Unit =
+                    batch.collect().foreach(batches.add)
+                }))
+              batches.toArray(Array.empty[Row]).toSeq
+            }
+            (spark.table(name).collect().toSeq ++ v1Rows).map(_.toString).sorted
         }
       }
       val expected = streamed(session(Nil, adaptive))

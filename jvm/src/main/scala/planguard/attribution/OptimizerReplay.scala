@@ -6,6 +6,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.{Rule, RuleExecutor}
 
+import planguard.checks.MicroBatchV1Write
 import planguard.errors.InvariantViolation
 
 /**
@@ -28,7 +29,8 @@ object OptimizerReplay {
         .filterNot(_.isInstanceOf[CheckOnly])
         .find { rule => plan = rule(plan); broken(plan) }
       normalization.map(rule => s"${rule.ruleName} (${InvariantViolation.NormalizationRule})")
-        .orElse(replay(session.sessionState.optimizer, plan, broken))
+        .orElse(replay(session.sessionState.optimizer, MicroBatchV1Write.optimizerInput(plan),
+          broken))
     } catch { case NonFatal(_) => None }
 
   /**
