@@ -119,7 +119,8 @@ def _append(csv, item: str) -> str:
 
 
 def violations(spark: SparkSession) -> list:
-    """The session's most recent violations (up to 1000), oldest first, as dicts with keys
+    """The session's most recent violations (up to 1000), those found in the micro-batches of the
+    streaming queries it started included, oldest first, as dicts with keys
     id, level, phase, rule, expected, actual, differences, plan, time (ms since the epoch).
     Internal errors of planguard itself appear with id INTERNAL_ERROR."""
     return [_violations.read(r) for r in

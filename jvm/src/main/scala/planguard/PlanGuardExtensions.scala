@@ -4,7 +4,7 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
 import org.apache.spark.sql.planguard.ui.LiveUi
 
 import planguard.naming.{ApplySpecNames, GeneratedNames}
-import planguard.report.ViolationsFunction
+import planguard.report.{GuardedSessions, ViolationsFunction}
 import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule,
   RememberAnalyzedPlan}
 import planguard.shims.ExtensionPoints
@@ -42,7 +42,7 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
       // write commands, cached plans) just before it becomes the optimizer's input. Placed to
       // run before every other extension's normalization rules, whatever the extensions' order.
       InjectedFirst.planNormalization(extensions, { session =>
-        PlanGuard.register(session)
+        GuardedSessions.register(session)
         // The UI's planguard tab, once per SparkContext (when its UI is on): the builders run
         // when a session's state is built, before any of its queries can break an invariant.
         LiveUi.attach(session.sparkContext)

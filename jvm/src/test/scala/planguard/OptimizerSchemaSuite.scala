@@ -9,6 +9,7 @@ import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.streaming.Trigger
 
 import planguard.errors.{InvariantViolation, PlanGuardConfException}
+import planguard.report.ViolationLog
 import planguard.testing._
 
 class OptimizerSchemaSuite extends SparkSessions {
@@ -174,6 +175,30 @@ class OptimizerSchemaSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       val rows = swappedStream(spark, "parquet", "out")
       assert(rows.isEmpty)
+    }
+  }
+
+  // Spark runs each stream in a clone of the session that started it: a micro-batch's violation
+  // is found in the clone, and must be listed where the user reads them, in warn mode too.
+  test("a streaming query's violations are listed in the session that started it") {
+    val spark = session(Seq(planguard, swapColumns), adaptive = false,
+      "spark.planguard.check.OPTIMIZER_SCHEMA" -> "warn")
+    val dir = Files.createTempDirectory("planguard-stream-owner")
+    spark.conf.set("planguard.testing.SwapRootColumns", "false")
+    spark.range(3).selectExpr("id AS a", "id * 2 AS b").write.parquet(s"$dir/in")
+    spark.conf.set("planguard.testing.SwapRootColumns", "true")
+    for (sink <- Seq("memory", "parquet")) {
+      val before = PlanGuard.violationCount(spark)
+      val writer = spark.readStream.schema("a BIGINT, b BIGINT").parquet(s"$dir/in")
+        .selectExpr("a", "b + 1 AS c").writeStream.format(sink).trigger(Trigger.AvailableNow())
+        .option("checkpointLocation", s"$dir/checkpoint-$sink")
+      val query = (if (sink == "memory") writer.queryName("warned")
+        else writer.option("path", s"$dir/out")).start()
+      query.awaitTermination()
+      assert(query.exception.isEmpty, query.exception)
+      val found = ViolationLog.records(spark)
+        .takeRight((PlanGuard.violationCount(spark) - before).toInt)
+      assert(found.nonEmpty && found.forall(_.id == "OPTIMIZER_SCHEMA"), sink)
     }
   }
 

@@ -24,13 +24,18 @@ object ViolationLog {
 
   private val logs = Collections.synchronizedMap(new WeakHashMap[SparkSession, Log]())
 
-  /** Keeps the record and posts it to the listener bus (event logs, history server). */
+  /**
+   * Keeps the record, in the session that started the streaming query too when `session` is the
+   * stream's own (GuardedSessions), and posts it to the listener bus (event logs, history server).
+   */
   def record(session: SparkSession, record: ViolationRecord): Unit = {
-    val log = logs.computeIfAbsent(session, _ => new Log)
-    log.synchronized {
-      if (log.recent.size == Capacity) log.recent.removeFirst()
-      log.recent.addLast(record)
-      log.total += 1
+    (session +: GuardedSessions.streamStarter(session).toSeq).foreach { kept =>
+      val log = logs.computeIfAbsent(kept, _ => new Log)
+      log.synchronized {
+        if (log.recent.size == Capacity) log.recent.removeFirst()
+        log.recent.addLast(record)
+        log.total += 1
+      }
     }
     ListenerBusAccess.post(session.sparkContext, PlanGuardViolationEvent(record))
   }
