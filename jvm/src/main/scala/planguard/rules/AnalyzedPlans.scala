@@ -13,8 +13,8 @@ import planguard.checks.MicroBatchV1Write
  * thread normalised last. Spark normalises a query's analyzed plan on the thread that then
  * optimizes and plans it, in one chain of lazy values, and the optimizer keeps the root's output
  * attributes (but for a streaming micro-batch's on Spark 4.2: MicroBatchV1Write), which pick the
- * right one; an adaptive stage or a subquery, whose roots output other
- * attributes, is never taken for the query. (A tag on the analyzed root is lost when a rule builds
+ * right one; an adaptive stage or a subquery, whose roots output other attributes, is never taken
+ * for the query. (A tag on the analyzed root is lost when a rule builds
  * a new root without copying tags, as a broken rule may; roots remembered at analysis miss a frame
  * analyzed long before its explain or cache: docs/architecture.md.)
  */
