@@ -2,6 +2,8 @@
 
 Runs with planguard listed first; test_extension_order.py reruns this file with planguard last.
 """
+import datetime
+
 import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -195,6 +197,124 @@ def test_delta_dml_runs_without_a_violation(spark, adaptive):
     assert planguard.violation_count(spark) == before, planguard.violations(spark)[-3:]
     assert spark.table(name).count() > 0
     spark.sql(f"DROP TABLE {name}")
+
+
+# Delta's table features, each of which rewrites the plans of reads and writes: generated and
+# identity columns (created through DeltaTable's builder, the API Delta documents for them),
+# column defaults, column mapping with renamed and dropped columns and a commented column,
+# deletion vectors and row tracking, liquid clustering, clones, REPLACE WHERE, VACUUM and MERGE
+# with schema evolution. "{t}" is a prefix for the test's tables.
+DELTA_FEATURES = [
+    "INSERT INTO {t}_gen (id, ts) VALUES (1, TIMESTAMP'2024-01-01 10:00:00'), "
+    "(2, TIMESTAMP'2024-01-02 11:00:00')",
+    "UPDATE {t}_gen SET ts = TIMESTAMP'2024-02-01 00:00:00' WHERE id = 1",
+    "MERGE INTO {t}_gen g USING (SELECT 2L AS id, TIMESTAMP'2024-03-01 00:00:00' AS ts UNION ALL "
+    "SELECT 7L, TIMESTAMP'2024-03-02 00:00:00') s ON g.id = s.id "
+    "WHEN MATCHED THEN UPDATE SET ts = s.ts WHEN NOT MATCHED THEN INSERT (id, ts) VALUES (s.id, s.ts)",
+    "SELECT * FROM {t}_gen WHERE ts > TIMESTAMP'2024-01-15 00:00:00' ORDER BY id",
+    "SELECT d, count(*) FROM {t}_gen WHERE d >= DATE'2024-02-01' GROUP BY d",
+    "INSERT INTO {t}_ident (v) SELECT CAST(id AS STRING) FROM range(3)",
+    "MERGE INTO {t}_ident t USING (SELECT 'z' AS v) s ON t.v = s.v "
+    "WHEN NOT MATCHED THEN INSERT (v) VALUES (s.v)",
+    "SELECT count(*), count(DISTINCT id) FROM {t}_ident",
+    "CREATE TABLE {t}_dflt (id BIGINT, v INT DEFAULT 42) USING delta "
+    "TBLPROPERTIES ('delta.feature.allowColumnDefaults' = 'supported')",
+    "INSERT INTO {t}_dflt (id) VALUES (1)",
+    "UPDATE {t}_dflt SET v = DEFAULT WHERE id = 1",
+    "CREATE TABLE {t}_cm (id BIGINT, a STRING, b INT, c DOUBLE COMMENT 'a comment') USING delta "
+    "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')",
+    "INSERT INTO {t}_cm VALUES (1, 'x', 10, 1.5), (2, 'y', 20, NULL)",
+    "ALTER TABLE {t}_cm RENAME COLUMN a TO a2",
+    "ALTER TABLE {t}_cm DROP COLUMN b",
+    "UPDATE {t}_cm SET a2 = 'u' WHERE id = 1",
+    # The MERGE that found "metadata the optimizer fills in": its query casts `c` to its own type.
+    "MERGE INTO {t}_cm t USING (SELECT 2L AS id, 'm' AS a2) s ON t.id = s.id "
+    "WHEN MATCHED THEN UPDATE SET a2 = s.a2",
+    "SELECT id, a2, c, CAST(c AS DOUBLE) AS c2 FROM {t}_cm ORDER BY id",
+    "CREATE TABLE {t}_dv (id BIGINT, v INT) USING delta TBLPROPERTIES ("
+    "'delta.enableDeletionVectors' = 'true', 'delta.enableRowTracking' = 'true')",
+    "INSERT INTO {t}_dv SELECT id, CAST(id % 7 AS INT) FROM range(100)",
+    "DELETE FROM {t}_dv WHERE v = 3",
+    "UPDATE {t}_dv SET v = v + 100 WHERE id < 10",
+    "SELECT id, _metadata.row_id FROM {t}_dv WHERE id < 5 ORDER BY id",
+    "MERGE INTO {t}_dv t USING (SELECT id, 1 AS v FROM range(95, 105)) s ON t.id = s.id "
+    "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *",
+    "CREATE TABLE {t}_cl (id BIGINT, k STRING) USING delta CLUSTER BY (k)",
+    "INSERT INTO {t}_cl SELECT id, CAST(id % 5 AS STRING) FROM range(50)",
+    "OPTIMIZE {t}_cl",
+    "CREATE TABLE {t}_clone SHALLOW CLONE {t}_cl",
+    "INSERT INTO {t}_cl REPLACE WHERE k = '1' SELECT id, '1' FROM range(3)",
+    "VACUUM {t}_cl RETAIN 0 HOURS",
+    "SET spark.databricks.delta.schema.autoMerge.enabled = true",
+    "MERGE INTO {t}_dflt t USING (SELECT 1L AS id, 5 AS v, 'new' AS extra UNION ALL "
+    "SELECT 2L, 6, 'n2') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * "
+    "WHEN NOT MATCHED THEN INSERT *",
+    "SET spark.databricks.delta.schema.autoMerge.enabled = false",
+]
+
+
+def test_delta_table_features_run_without_a_violation(spark, adaptive, conf, tmp_path):
+    """Delta's table features as a user runs them, from SQL, the DeltaTable API and a stream,
+    every result collected: planguard records nothing, and the rows are Delta's."""
+    from delta.tables import DeltaTable, IdentityGenerator
+
+    conf("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    t = f"delta_features_{'aqe' if adaptive else 'plain'}"
+    for suffix in ["gen", "ident", "dflt", "cm", "dv", "cl", "clone", "api"]:
+        spark.sql(f"DROP TABLE IF EXISTS {t}_{suffix}")
+    before = planguard.violation_count(spark)
+    (DeltaTable.create(spark).tableName(f"{t}_gen").addColumn("id", "BIGINT")
+     .addColumn("ts", "TIMESTAMP").addColumn("d", "DATE", generatedAlwaysAs="CAST(ts AS DATE)")
+     .addColumn("n", "STRING", generatedAlwaysAs="concat('x', CAST(id AS STRING))",
+                comment="generated").partitionedBy("d").execute())
+    (DeltaTable.create(spark).tableName(f"{t}_ident")
+     .addColumn("id", "BIGINT", generatedAlwaysAs=IdentityGenerator())
+     .addColumn("v", "STRING").execute())
+    for statement in DELTA_FEATURES:
+        spark.sql(statement.format(t=t)).collect()
+    day = datetime.date
+    assert [tuple(r) for r in spark.table(f"{t}_gen").orderBy("id").collect()] == [
+        (1, datetime.datetime(2024, 2, 1), day(2024, 2, 1), "x1"),
+        (2, datetime.datetime(2024, 3, 1), day(2024, 3, 1), "x2"),
+        (7, datetime.datetime(2024, 3, 2), day(2024, 3, 2), "x7")]
+    assert tuple(spark.sql(f"SELECT count(*), count(DISTINCT id) FROM {t}_ident").first()) \
+        == (4, 4)
+    assert [tuple(r) for r in spark.sql(f"SELECT id, a2, c FROM {t}_cm ORDER BY id").collect()] \
+        == [(1, "u", 1.5), (2, "m", None)]
+    assert [tuple(r) for r in spark.table(f"{t}_dflt").orderBy("id").collect()] == [
+        (1, 5, "new"), (2, 6, "n2")]
+    assert spark.table(f"{t}_clone").count() == 50
+
+    # The DeltaTable API and writes with schema evolution.
+    spark.range(10).selectExpr("id", "CAST(id AS INT) AS v").write.format("delta") \
+        .saveAsTable(f"{t}_api")
+    table = DeltaTable.forName(spark, f"{t}_api")
+    source = spark.range(5, 15).selectExpr("id", "CAST(id * 10 AS INT) AS v")
+    table.alias("t").merge(source.alias("s"), "t.id = s.id").whenMatchedUpdateAll() \
+        .whenNotMatchedInsertAll().execute()
+    table.update("id < 3", {"v": "v + 1000"})
+    table.delete("id = 4")
+    spark.range(3).selectExpr("id", "CAST(1 AS INT) AS v", "'e' AS extra").write \
+        .format("delta").mode("append").option("mergeSchema", "true").saveAsTable(f"{t}_api")
+    assert spark.table(f"{t}_api").count() == 17
+    assert spark.read.format("delta").option("versionAsOf", 1).table(f"{t}_api").count() == 15
+    assert [r.operation for r in table.history().orderBy("version").collect()] == [
+        "CREATE TABLE AS SELECT", "MERGE", "UPDATE", "DELETE", "WRITE"]
+
+    # A stream from one Delta table into another (Delta's sink is a DataSource V1 sink).
+    source_path, sink_path = str(tmp_path / "source"), str(tmp_path / "sink")
+    spark.range(20).selectExpr("id", "CAST(id AS INT) AS v").write.format("delta") \
+        .save(source_path)
+    query = (spark.readStream.format("delta").load(source_path).selectExpr("id", "v * 2 AS w")
+             .writeStream.format("delta").option("checkpointLocation", str(tmp_path / "ck"))
+             .trigger(availableNow=True).start(sink_path))
+    query.awaitTermination()
+    assert query.exception() is None
+    assert spark.read.format("delta").load(sink_path).selectExpr("sum(w)").first()[0] == 380
+
+    assert planguard.violation_count(spark) == before, planguard.violations(spark)[-3:]
+    for suffix in ["gen", "ident", "dflt", "cm", "dv", "cl", "clone", "api"]:
+        spark.sql(f"DROP TABLE {t}_{suffix}")
 
 
 def test_a_failing_check_commits_nothing_to_a_delta_table(spark, adaptive, conf):

@@ -9,7 +9,8 @@ import sys
 
 from conftest import FULL, ROOT
 
-SELECTION = [] if FULL else ["-k", "not delta_dml and not legal_delta_and_parquet_writes"]
+SELECTION = [] if FULL else [
+    "-k", "not delta_dml and not delta_table_features and not legal_delta_and_parquet_writes"]
 
 
 def test_checks_hold_with_planguard_listed_last():

@@ -25,7 +25,10 @@ class FalseAlarmsSuite extends SparkSessions {
     "CREATE TEMP VIEW t2(c1, c2) AS VALUES (0, 2), (0, 3)",
     "CREATE TABLE p(col1 INT, col2 INT) USING parquet",
     "CREATE TABLE vc(v VARCHAR(5), c CHAR(3)) USING parquet",
-    "INSERT INTO vc VALUES ('ab', 'x')")
+    "INSERT INTO vc VALUES ('ab', 'x')",
+    "CREATE TABLE cm(id INT, c STRING COMMENT 'the code', n INT COMMENT 'a count') " +
+      "USING parquet",
+    "INSERT INTO cm VALUES (1, 'a', 10), (2, NULL, 20)")
 
   /**
    * Statements of Spark 4.0's SQL (session variables, DESCRIBE AS JSON, uniform) or that Spark 3.5
@@ -61,6 +64,14 @@ class FalseAlarmsSuite extends SparkSessions {
       "SELECT * FROM t1 NATURAL JOIN t2",
       "SELECT CAST(v AS CHAR(10)), CAST(c AS VARCHAR(10)) FROM vc",
       "SELECT CAST(v AS CHAR(10)) AS a, CAST(v AS VARCHAR(3)) AS b FROM vc"),
+    // An expression's result declares no metadata; once the optimizer proves it is the column
+    // itself (a cast to the column's own type, a one-argument coalesce), it is the column, with
+    // the column's comment. Delta's MERGE into a table with a commented column does the same.
+    "metadata the optimizer fills in" -> Seq(
+      "SELECT id, CAST(c AS STRING) AS c FROM cm",
+      "SELECT CAST(c AS STRING), coalesce(n) FROM cm ORDER BY 1",
+      "SELECT c FROM (SELECT CAST(c AS STRING) AS c FROM cm) GROUP BY c",
+      "SELECT CAST(n AS INT) AS n, count(*) FROM cm GROUP BY 1"),
     "nullability the optimizer restates" -> (Seq(
       "SELECT * FROM t1, LATERAL (SELECT COUNT(*) cnt FROM t2 WHERE t2.c1 = t1.c1)",
       "SELECT c1 FROM t1 INTERSECT SELECT c1 FROM (SELECT c1 FROM t2 UNION ALL SELECT NULL)",
@@ -103,6 +114,7 @@ class FalseAlarmsSuite extends SparkSessions {
         val rows = classes.flatMap(_._2).map(sql => sql -> run(plain, sql)).toMap
         plain.sql("DROP TABLE p")
         plain.sql("DROP TABLE vc")
+        plain.sql("DROP TABLE cm")
         rows
       }
       val spark = prepared(session(Seq(planguard), adaptive, confs: _*))
@@ -112,6 +124,7 @@ class FalseAlarmsSuite extends SparkSessions {
       assert(ViolationLog.records(spark).isEmpty, ViolationLog.json(spark))
       spark.sql("DROP TABLE p")
       spark.sql("DROP TABLE vc")
+      spark.sql("DROP TABLE cm")
     }
 
     // The same queries where planguard finds them without their QueryExecution: prepared outside
@@ -140,11 +153,13 @@ class FalseAlarmsSuite extends SparkSessions {
       val expected = cached(plain)
       plain.sql("DROP TABLE p")
       plain.sql("DROP TABLE vc")
+      plain.sql("DROP TABLE cm")
       val spark = prepared(session(Seq(planguard), adaptive, confs: _*))
       assert(cached(spark) == expected)
       assert(ViolationLog.records(spark).isEmpty, ViolationLog.json(spark))
       spark.sql("DROP TABLE p")
       spark.sql("DROP TABLE vc")
+      spark.sql("DROP TABLE cm")
     }
 
     // Streaming queries write each micro-batch into their sink through plans Spark's streaming

@@ -8,10 +8,10 @@ import org.apache.spark.sql.types._
  * planguard's one definition of "the same logical type", used by every schema comparison
  * (docs/types.md). Types and collations must be equal; names equal as the session resolves them
  * (ignoring case unless spark.sql.caseSensitive=true: `GROUP BY C1` may name the column `c1`'s
- * grouping `C1`, and every later reference resolves both alike); field metadata equal but for
- * Spark's bookkeeping keys (see [[contractMetadata]]); nullability may tighten (nullable to not
- * null) at any nesting level, never loosen. A column vector is compared on what it carries: its
- * data type, without nullability or metadata.
+ * grouping `C1`, and every later reference resolves both alike); field metadata kept but for
+ * Spark's bookkeeping keys, and filled in where none was declared (see [[keepsMetadata]]);
+ * nullability may tighten (nullable to not null) at any nesting level, never loosen. A column
+ * vector is compared on what it carries: its data type, without nullability or metadata.
  *
  * @param caseSensitive whether names that differ only in case are different names
  */
@@ -31,14 +31,14 @@ final case class LogicalTypes(caseSensitive: Boolean) {
   def conforms(expected: StructField, actual: StructField): Boolean =
     sameName(expected.name, actual.name) &&
       LogicalTypes.tightens(expected.nullable, actual.nullable) &&
-      LogicalTypes.sameMetadata(expected.metadata, actual.metadata) &&
+      LogicalTypes.keepsMetadata(expected.metadata, actual.metadata) &&
       conforms(expected.dataType, actual.dataType)
 
   /** As for fields, on the attributes a plan declares: its schema without building one. */
   def conforms(expected: Attribute, actual: Attribute): Boolean =
     sameName(expected.name, actual.name) &&
       LogicalTypes.tightens(expected.nullable, actual.nullable) &&
-      LogicalTypes.sameMetadata(expected.metadata, actual.metadata) &&
+      LogicalTypes.keepsMetadata(expected.metadata, actual.metadata) &&
       conforms(expected.dataType, actual.dataType)
 
   /** Position by position: a plan's declared output against the one a contract expects. */
@@ -68,7 +68,7 @@ object LogicalTypes {
    * enforces by expressions it adds during analysis, after which the column is a STRING to every
    * operator. Comments and other keys users and table formats set are compared.
    */
-  def contractMetadata(metadata: Metadata): Metadata =
+  private def contractMetadata(metadata: Metadata): Metadata =
     if (!metadata.json.contains("\"__")) metadata
     else {
       val builder = new MetadataBuilder().withMetadata(metadata)
@@ -76,8 +76,21 @@ object LogicalTypes {
       builder.build()
     }
 
-  private def sameMetadata(expected: Metadata, actual: Metadata): Boolean =
-    expected == actual || contractMetadata(expected) == contractMetadata(actual)
+  /**
+   * True when a later plan's column keeps the metadata of the earlier plan's `expected` column:
+   * every key declared, with its value (but Spark's bookkeeping: [[contractMetadata]]); where
+   * none was declared, whatever the later column declares. An expression's result declares no
+   * metadata (an alias of anything but a column), and once the optimizer proves the expression is
+   * the column itself, the result is that column, with the column's metadata: `CAST(c AS STRING)
+   * AS c` of a STRING column with a comment (SimplifyCasts, then RemoveRedundantAliases, which
+   * strips an alias declaring no metadata and never one that declares some, "or the metadata
+   * will be lost"). Metadata declared is never lost nor changed.
+   */
+  def keepsMetadata(expected: Metadata, actual: Metadata): Boolean =
+    expected == actual || {
+      val declared = contractMetadata(expected)
+      declared == Metadata.empty || declared == contractMetadata(actual)
+    }
 
   private def bookkeepingKeys(metadata: Metadata): Seq[String] = {
     import org.json4s._

@@ -75,7 +75,7 @@ object SchemaDiff {
         Some(s"type ${e.dataType.sql} -> ${a.dataType.sql}")
       } else None,
       if (!e.nullable && a.nullable) Some("nullability loosened: NOT NULL -> nullable") else None,
-      if (LogicalTypes.contractMetadata(e.metadata) != LogicalTypes.contractMetadata(a.metadata)) {
+      if (!LogicalTypes.keepsMetadata(e.metadata, a.metadata)) {
         Some(s"metadata ${e.metadata.json} -> ${a.metadata.json}")
       } else None).flatten
     s"${e.name}: ${what.mkString(", ")}"
