@@ -67,7 +67,8 @@ class FalseAlarmsSuite extends SparkSessions {
     // An expression's result declares no metadata; once the optimizer proves it is the column
     // itself (a cast to the column's own type, a one-argument coalesce), it is the column, with
     // the column's comment. Delta's MERGE into a table with a commented column does the same.
-    "metadata the optimizer fills in" -> Seq(
+    // (And Spark drops comments: see "a DataFrame's dropDuplicates on commented columns".)
+    "metadata Spark's optimizer fills in" -> Seq(
       "SELECT id, CAST(c AS STRING) AS c FROM cm",
       "SELECT CAST(c AS STRING), coalesce(n) FROM cm ORDER BY 1",
       "SELECT c FROM (SELECT CAST(c AS STRING) AS c FROM cm) GROUP BY c",
@@ -160,6 +161,26 @@ class FalseAlarmsSuite extends SparkSessions {
       spark.sql("DROP TABLE p")
       spark.sql("DROP TABLE vc")
       spark.sql("DROP TABLE cm")
+    }
+
+    // Spark's ReplaceDeduplicateWithAggregate rebuilds each column that is not a key as
+    // `first(c) AS c`, without the column's comment: metadata is no part of a schema contract.
+    test(s"a DataFrame's dropDuplicates on commented columns passes (adaptive=$adaptive)") {
+      val warehouse = Files.createTempDirectory("planguard-false-alarms")
+      def deduplicated(spark: SparkSession): Seq[Seq[String]] = {
+        prepared(spark)
+        val table = spark.table("cm")
+        val result = Seq(table.dropDuplicates("c"), table.dropDuplicates("id", "n"),
+          table.select("c", "n").dropDuplicates("n").orderBy("n"))
+          .map(_.collect().map(_.toString).toSeq.sorted)
+        Seq("p", "vc", "cm").foreach(t => spark.sql(s"DROP TABLE $t"))
+        result
+      }
+      val confs = Seq("spark.sql.warehouse.dir" -> warehouse.toString)
+      val expected = deduplicated(session(Nil, adaptive, confs: _*))
+      val spark = session(Seq(planguard), adaptive, confs: _*)
+      assert(deduplicated(spark) == expected)
+      assert(ViolationLog.records(spark).isEmpty, ViolationLog.json(spark))
     }
 
     // Streaming queries write each micro-batch into their sink through plans Spark's streaming

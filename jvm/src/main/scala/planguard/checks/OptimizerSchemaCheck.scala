@@ -8,20 +8,15 @@ import org.apache.spark.sql.types.StructType
 import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
- * OPTIMIZER_SCHEMA: optimisation keeps the analyzed plan's output schema — names, types and
- * metadata, exactly when the analyzed root is a projection, as a multiset otherwise. Qualifiers
- * are not part of the output schema, so they may change; nor is declared nullability, which the
- * optimizer restates either way as it replaces the operators that produce a column (a
- * decorrelated subquery becomes an outer join, INTERSECT a semi join keeping its left side's
- * nullability, a function its implementation). Spark's analyzer even declares NOT NULL what it
- * returns null for (`uniform(NULL, 1, 0)` in Spark 4.0.1). The NOT NULL declarations code relies
- * on, the physical operators', are checked on the rows a query returns (BATCH_SCHEMA).
- *
- * Metadata declared at analysis is kept; a column that declared none may gain the metadata of
- * the column the optimizer proves it is (LogicalTypes.keepsMetadata): `CAST(c AS STRING) AS c`
- * becomes `c`, with its comment. So does a v2 table's metadata column whose table and scan
- * describe it differently (Iceberg 1.10 comments `_file`, `_pos`, `_spec_id`, `_partition` in
- * the scan's read schema only, from which V2ScanRelationPushDown rebuilds the attribute).
+ * OPTIMIZER_SCHEMA: optimisation keeps the analyzed plan's output schema — names and types,
+ * exactly when the analyzed root is a projection, as a multiset otherwise. Qualifiers are not
+ * part of the output schema, so they may change; nor is field metadata (LogicalTypes); nor is
+ * declared nullability, which the optimizer restates either way as it replaces the operators
+ * that produce a column (a decorrelated subquery becomes an outer join, INTERSECT a semi join
+ * keeping its left side's nullability, a function its implementation). Spark's analyzer even
+ * declares NOT NULL what it returns null for (`uniform(NULL, 1, 0)` in Spark 4.0.1). The NOT NULL
+ * declarations code relies on, the physical operators', are checked on the rows a query returns
+ * (BATCH_SCHEMA).
  */
 object OptimizerSchemaCheck {
 

@@ -25,7 +25,7 @@ object SchemaDiff {
   /** The contract holds, found without building the schemas. */
   val Holds: SchemaDiff = SchemaDiff(StructType(Nil), StructType(Nil), "", Nil)
 
-  /** Position by position: same names, order, types and metadata; nullability may tighten. */
+  /** Position by position: same names, order and types; nullability may tighten. */
   def exact(expected: StructType, actual: StructType, why: String,
       types: LogicalTypes): SchemaDiff = {
     val differences = (0 until math.max(expected.length, actual.length)).flatMap { i =>
@@ -74,10 +74,8 @@ object SchemaDiff {
       if (!types.conforms(e.dataType, a.dataType)) {
         Some(s"type ${e.dataType.sql} -> ${a.dataType.sql}")
       } else None,
-      if (!e.nullable && a.nullable) Some("nullability loosened: NOT NULL -> nullable") else None,
-      if (!LogicalTypes.keepsMetadata(e.metadata, a.metadata)) {
-        Some(s"metadata ${e.metadata.json} -> ${a.metadata.json}")
-      } else None).flatten
+      if (!e.nullable && a.nullable) Some("nullability loosened: NOT NULL -> nullable") else None
+    ).flatten
     s"${e.name}: ${what.mkString(", ")}"
   }
 
