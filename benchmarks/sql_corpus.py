@@ -11,6 +11,9 @@ its own process (its own JVM):
 - baseline: plain Spark, without planguard;
 - planguard: planguard in `fail` mode, `spark.planguard.internalErrors=fail`;
 - planner (with --planner): the same, with planguard's planner listed (`configure(planner=True)`);
+- prepared (with --prepared): planguard, each query's plan prepared before its rows are collected,
+  outside any SQL execution, as `explain`, `df.cache` and `df.rdd` prepare it (planguard finds the
+  query by other means there: docs/architecture.md);
 
 each at adaptive execution on and/or off. Every statement's outcome, normalised rows (as a
 digest) and the violations planguard recorded on the JVM go to JSON lines; then each planguard
@@ -25,7 +28,7 @@ run is compared with the baseline of the same AQE setting:
 Usage (see docs/corpus.md):
 
     python benchmarks/sql_corpus.py [--files GLOB[,GLOB]] [--limit N] [--aqe on|off|both]
-                                    [--planner] [--out DIR] [--jobs N] [--resume]
+                                    [--planner] [--prepared] [--out DIR] [--jobs N] [--resume]
                                     [--compare-only] [--spark-tests VERSION] [--suite sql|hive]
 
 Importable: `measure(...)` runs and compares; `compare(baseline, run)` compares two runs' records.
@@ -421,13 +424,17 @@ class ViolationReader:
         return planguard.violations(self.session)[-added:] if added else []
 
 
-def run_statement(session, sql: str, warehouse: pathlib.Path) -> dict:
-    """Runs one statement, collecting every row; its outcome and normalised rows."""
+def run_statement(session, sql: str, warehouse: pathlib.Path, prepare: bool = False) -> dict:
+    """Runs one statement, collecting every row; its outcome and normalised rows. With `prepare`,
+    its physical plan is prepared first, outside any SQL execution (as `explain` prepares it)."""
     timer = threading.Timer(STATEMENT_TIMEOUT, session.sparkContext.cancelAllJobs)
     timer.start()
     started = time.perf_counter()
     try:
-        rows = session.sql(sql).collect()
+        frame = session.sql(sql)
+        if prepare:
+            frame._jdf.queryExecution().executedPlan()
+        rows = frame.collect()
         result = {"outcome": "ok", **rows_digest(rows, warehouse)}
     except Exception as e:  # every failure is an outcome to record
         result = {"outcome": "error", **error_of(e)}
@@ -511,7 +518,7 @@ def run_file(spark, kind: str, name: str, stmts, confs, tables, warehouse):
         record = {"file": name, "index": index, "sql": sql,
                   "nondeterministic": bool(NONDETERMINISTIC.search(sql)
                                            or DISTINCT_GROUPS_EXPLAINED.search(sql))}
-        record.update(run_statement(session, sql, warehouse))
+        record.update(run_statement(session, sql, warehouse, prepare=kind == "prepared"))
         record["violations"] = [
             {k: v.get(k) for k in ("id", "level", "phase", "rule", "differences")}
             for v in violations.new()]
@@ -704,10 +711,11 @@ def worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path,
     return time.perf_counter() - started
 
 
-def planned_runs(pattern: str, limit, aqe_settings, planner: bool, out: pathlib.Path) -> dict:
+def planned_runs(pattern: str, limit, aqe_settings, planner: bool, out: pathlib.Path,
+                 prepared: bool = False) -> dict:
     """{(kind, setting): (aqe, output path)}: a baseline (cached) and planguard's runs per AQE
     setting."""
-    kinds = ["planguard"] + (["planner"] if planner else [])
+    kinds = ["planguard"] + (["planner"] if planner else []) + (["prepared"] if prepared else [])
     runs = {}
     for aqe in aqe_settings:
         setting = "aqe-on" if aqe else "aqe-off"
@@ -760,12 +768,13 @@ def compared_runs(runs: dict) -> dict:
 
 
 def measure(pattern: str = "*", limit=None, aqe_settings=(True, False), planner: bool = False,
-            out: pathlib.Path = CACHE / "runs", jobs: int = 2, resume: bool = False) -> dict:
+            out: pathlib.Path = CACHE / "runs", jobs: int = 2, resume: bool = False,
+            prepared: bool = False) -> dict:
     """Runs the baseline (cached) and planguard runs and compares them: {run name: comparison},
     each with the wall time of the run and of its baseline ('seconds', None when cached)."""
     corpus_jar()
     extracted()
-    runs = planned_runs(pattern, limit, aqe_settings, planner, out)
+    runs = planned_runs(pattern, limit, aqe_settings, planner, out, prepared)
     seconds = execute(runs, pattern, limit, jobs, resume)
     results = compared_runs(runs)
     for (kind, setting) in runs:
@@ -784,6 +793,9 @@ def main(argv=None):
     parser.add_argument("--aqe", choices=["on", "off", "both"], default="both")
     parser.add_argument("--planner", action="store_true",
                         help="also run planguard with its planner (configure(planner=True))")
+    parser.add_argument("--prepared", action="store_true",
+                        help="also run planguard preparing each statement's plan before "
+                             "collecting it, outside any SQL execution (as explain does)")
     parser.add_argument("--out", type=pathlib.Path, default=CACHE / "runs",
                         help="directory for the planguard runs' JSON lines and the summary")
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (one JVM each)")
@@ -799,7 +811,7 @@ def main(argv=None):
                         help="Spark's SQL tests (sql-tests/inputs/) or Hive's query tests "
                              "(ql/src/test/queries/clientpositive/ of spark-hive's tests jar); "
                              "default sql, the workers inherit it")
-    parser.add_argument("--worker", choices=["baseline", "planguard", "planner"],
+    parser.add_argument("--worker", choices=["baseline", "planguard", "planner", "prepared"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--output", type=pathlib.Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -814,10 +826,10 @@ def main(argv=None):
     settings_ = {"on": (True,), "off": (False,), "both": (True, False)}[args.aqe]
     if args.compare_only:
         results = compared_runs(planned_runs(args.files, args.limit, settings_, args.planner,
-                                             args.out))
+                                             args.out, args.prepared))
     else:
         results = measure(args.files, args.limit, settings_, args.planner, args.out, args.jobs,
-                          args.resume)
+                          args.resume, args.prepared)
     text = report(results)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "summary.md").write_text(text + "\n")

@@ -1,6 +1,9 @@
 """A sample of the external corpus (Apache Spark's SQL test inputs: benchmarks/sql_corpus.py) in
 fail mode, adaptive execution on and off: no false alarm, no new error, the same rows as Spark
-without planguard, and no violation recorded on the JVM (not even a warning).
+without planguard, and no violation recorded on the JVM (not even a warning). Also with each
+query's plan prepared before its rows are collected, outside any SQL execution, as `explain`,
+`df.cache` and `df.rdd` prepare it (the `prepared` runs), where planguard finds the query among
+the thread's analyzed plans.
 
 The baseline runs in a subprocess without planguard (cached in .cache/corpus-sql/baselines/ by
 the corpus jar's sha256 and Spark's version between local runs), each planguard run in another.
@@ -46,13 +49,14 @@ if FULL:
         "postgreSQL/window_part3.sql", "typeCoercion/native/binaryComparison.sql",
     ]
 SAMPLE = ",".join(SAMPLE)
-RUNS = ["planguard, aqe-on", "planguard, aqe-off"]
+RUNS = ["planguard, aqe-on", "planguard, aqe-off", "prepared, aqe-on", "prepared, aqe-off"]
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """The sample run without and with planguard, at both AQE settings, compared."""
-    return sql_corpus.measure(SAMPLE, out=tmp_path_factory.mktemp("sql-corpus"), jobs=2)
+    return sql_corpus.measure(SAMPLE, out=tmp_path_factory.mktemp("sql-corpus"), jobs=2,
+                              prepared=True)
 
 
 def described(records) -> list:

@@ -116,6 +116,28 @@ class OptimizerSchemaSuite extends SparkSessions {
       }
     }
 
+    // The optimizer removes an alias of a column of its own name (`CAST(s AS STRING) AS s` on a
+    // string column): the optimized root outputs the column, not the alias. Prepared outside an
+    // execution, the query is found through those aliases (RedundantAliases); it went unchecked.
+    test(s"a query whose root alias the optimizer removed is checked by explain and cache " +
+        s"($name)") {
+      val spark = session(extensions, adaptive)
+      val dir = Files.createTempDirectory("planguard-aliases").resolve("t").toString
+      // Its columns in the order the broken rule puts them: it leaves this write alone.
+      spark.range(5).selectExpr("id AS v", "CAST(id AS STRING) AS s", "id AS k")
+        .write.parquet(dir)
+      spark.read.parquet(dir).createOrReplaceTempView("aliased")
+      Seq("SELECT k, CAST(s AS STRING) AS s FROM aliased",
+        "SELECT k, coalesce(s) AS s FROM aliased WHERE v > 1").foreach { sql =>
+        val e = intercept[InvariantViolation](spark.sql(sql).queryExecution.executedPlan)
+        assert(e.invariantId == "OPTIMIZER_SCHEMA", e.getMessage)
+        assert(e.getMessage.contains("#0 k: name k -> s"), e.getMessage)
+        val cached = spark.sql(sql)
+        assert(intercept[InvariantViolation](cached.cache()).invariantId == "OPTIMIZER_SCHEMA")
+        cached.unpersist()
+      }
+    }
+
     // Spark plans a CACHE TABLE's query, and a cached query again after a write into its table,
     // inside the statement's own SQL execution, as a query of its own: unchecked, it cached its
     // columns swapped, and later reads returned garbage.

@@ -52,6 +52,6 @@ object PartitionCount {
   private def analyzedPlan(session: SparkSession, root: LogicalPlan): Option[LogicalPlan] =
     Option(session.sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)) match {
       case Some(id) => Option(SQLExecution.getQueryExecution(id.toLong)).map(_.analyzed)
-      case None => AnalyzedPlans.of(root.output).map(_._1)
+      case None => AnalyzedPlans.of(root, root.output).map(_._1)
     }
 }

@@ -81,19 +81,19 @@ object PlannedQuery {
     case _: Exchange if adaptive => None
     case _ =>
       val newer = AnalyzedPlans.normalisedAfter(analyzed(owner))
-      if (newer.isEmpty) None else fromAnalyzedPlans(plan)(AnalyzedPlans.among(newer, _))
+      if (newer.isEmpty) None else fromAnalyzedPlans(plan)(AnalyzedPlans.among(newer))
   }
 
   /**
    * The query whose analyzed plan `find` finds among those this thread normalised, for a plan
-   * prepared without its QueryExecution at hand: the optimized root it was planned from outputs
-   * the analyzed root's attributes.
+   * prepared without its QueryExecution at hand, from the optimized root it was planned from.
    */
   private def fromAnalyzedPlans(plan: SparkPlan)(
-      find: Seq[Attribute] => Option[(LogicalPlan, Seq[Attribute])]): Option[PlannedQuery] =
+      find: (LogicalPlan, Seq[Attribute]) => Option[(LogicalPlan, Seq[Attribute])])
+      : Option[PlannedQuery] =
     plannedRoot(plan).flatMap { root =>
       val output = root.output
-      find(output).map { case (a, analyzedOutput) =>
+      find(root, output).map { case (a, analyzedOutput) =>
         PlannedQuery(a, root, None, root, resultOutput(a, analyzedOutput),
           resultOutput(root, output))
       }
