@@ -14,7 +14,13 @@ planning of a few milliseconds varies more than what is measured, and the machin
 longer spans.
 
 Rounds go round robin over the shapes, each round timing every shape in every arm, the first arm
-rotating from round to round; a figure's ratio is the median of its per-round ratios. After
+rotating from round to round. A figure's ratio is the median, over every repetition of every
+round, of the ratio of the two timings that repetition paired, with a 95 % interval for that
+median (the sign test's, which assumes nothing of the distribution); the control is the same for
+the second arm without planguard, and shows how far the machine alone moves the figure. Also
+printed, the median of per-round ratios of the arms' total times in the round, as earlier runs
+reported it: a collection's pause of tens of milliseconds in one arm moves a round's
+total, and with it that figure, by more than the difference measured (docs/benchmarks.md). After
 --warmup-seconds of the same rounds, untimed (the JIT compiles planguard's rules and Spark's), and
 with --warmup-plannings N, after the planguard arm has planned each of the small shapes N more
 times. planguard's rules run once per query, Spark's planning code many times: a planning figure
@@ -25,6 +31,7 @@ script prints how many plannings the warm-up ran.
         [--warmup-plannings N] [--only SHAPE]
 """
 import argparse
+import math
 import os
 import pathlib
 import platform
@@ -41,7 +48,6 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from built_jars import TESTS_JAR  # noqa: E402  (the broken rules, for the running line)
 SHAPES = [("joins", 10), ("joins", 20), ("joins", 40), ("withColumn", 100), ("withColumn", 200),
           ("withColumn", 400), ("unions", 100), ("unions", 300), ("wide", 1000), ("wide", 3000)]
-ARMS = ("planguard", "without", "without again")
 # Planned --warmup-plannings times each: planguard's rules are the same code for every shape.
 SMALL = [("joins", 10), ("withColumn", 100), ("unions", 100), ("wide", 1000)]
 
@@ -59,14 +65,35 @@ def session() -> SparkSession:
 
 
 def one_round(timing, sessions, shapes, r: int):
-    """{shape: [per arm: (build ns, plan ns, times built and planned)]} of one round, the arms
-    taking turns at every repetition, the first arm rotating with r."""
+    """{shape: [per repetition: [per arm: (build ns, plan ns)]]} of one round, the arms taking
+    turns at every repetition, the first arm rotating with r."""
     result = {}
+    n = len(sessions)
     for shape, size in shapes:
-        times = list(timing.interleaved(sessions, shape, size, r % len(sessions)))
-        n = len(sessions)
-        result[(shape, size)] = [(times[k], times[n + k], times[2 * n + k]) for k in range(n)]
+        times = list(timing.interleaved(sessions, shape, size, r % n))
+        result[(shape, size)] = [[(times[1 + 2 * (i * n + k)], times[2 + 2 * (i * n + k)])
+                                  for k in range(n)] for i in range(times[0])]
     return result
+
+
+def median_with_interval(values):
+    """The median and a 95 % interval for it: the order statistics n/2 -/+ 1.96 sqrt(n)/2, which
+    hold whatever the distribution (the sign test's interval)."""
+    values = sorted(values)
+    n = len(values)
+    half = 1.96 * math.sqrt(n) / 2
+    low, high = max(0, math.floor(n / 2 - half)), min(n - 1, math.ceil(n / 2 + half) - 1)
+    return statistics.median(values), values[low], values[high]
+
+
+def ratios(rounds, shape, figure: int, arm: int, per_round: bool):
+    """The ratios of `arm` to the arm without planguard for one figure (0 build, 1 plan): per
+    repetition, each pair of timings made within milliseconds of each other; or per round, of the
+    arms' total times in the round."""
+    if per_round:
+        return [sum(rep[arm][figure] for rep in rnd[shape]) /
+                sum(rep[1][figure] for rep in rnd[shape]) for rnd in rounds]
+    return [rep[arm][figure] / rep[1][figure] for rnd in rounds for rep in rnd[shape]]
 
 
 def main() -> int:
@@ -88,7 +115,7 @@ def main() -> int:
 
     deadline, warm, plannings = time.monotonic() + args.warmup_seconds, 0, 0
     while time.monotonic() < deadline or warm == 0:
-        plannings += sum(arms[0][2] for arms in one_round(timing, sessions, shapes, warm).values())
+        plannings += sum(len(reps) for reps in one_round(timing, sessions, shapes, warm).values())
         warm += 1
     for shape, size in SMALL if args.warmup_plannings else []:
         timing.plan(guarded, shape, size, args.warmup_plannings)
@@ -99,18 +126,24 @@ def main() -> int:
           "arm, the arms taking turns, for at least 100 ms per arm and figure\n")
 
     rounds = [one_round(timing, sessions, shapes, r) for r in range(args.rounds)]
-    print(f"{'shape':16} {'figure':6} {'planguard ms':>13} {'without ms':>11} {'ratio':>7} "
+    print(f"{'shape':16} {'figure':6} {'planguard ms':>13} {'without ms':>11} {'pairs':>6} "
+          f"{'ratio [95 % interval]':>22} {'control [95 % interval]':>24} {'per round':>10} "
           f"{'control':>8}")
     worst = {"build": 0.0, "plan": 0.0}
     for shape in shapes:
         for f, figure in enumerate(("build", "plan")):
-            per_arm = [[rnd[shape][k][f] for rnd in rounds] for k in range(len(ARMS))]
-            ratio = statistics.median(a / b for a, b in zip(per_arm[0], per_arm[1]))
-            control = statistics.median(a / b for a, b in zip(per_arm[2], per_arm[1]))
+            ms = [statistics.median(rep[k][f] for rnd in rounds for rep in rnd[shape]) / 1e6
+                  for k in range(2)]
+            pairs = ratios(rounds, shape, f, 0, False)
+            ratio, low, high = median_with_interval(pairs)
+            control, c_low, c_high = median_with_interval(ratios(rounds, shape, f, 2, False))
+            by_round = statistics.median(ratios(rounds, shape, f, 0, True))
+            control_by_round = statistics.median(ratios(rounds, shape, f, 2, True))
             worst[figure] = max(worst[figure], ratio)
-            print(f"{shape[0] + ' ' + str(shape[1]):16} {figure:6} "
-                  f"{statistics.median(per_arm[0]) / 1e6:13.1f} "
-                  f"{statistics.median(per_arm[1]) / 1e6:11.1f} {ratio:7.3f} {control:8.3f}")
+            print(f"{shape[0] + ' ' + str(shape[1]):16} {figure:6} {ms[0]:13.2f} {ms[1]:11.2f} "
+                  f"{len(pairs):6} {ratio:7.3f} [{low:.3f}, {high:.3f}] "
+                  f"{control:8.3f} [{c_low:.3f}, {c_high:.3f}] {by_round:10.3f} "
+                  f"{control_by_round:8.3f}")
     print(f"\nhighest ratio: building {worst['build']:.3f}, planning {worst['plan']:.3f}")
     spark.stop()
     return 0

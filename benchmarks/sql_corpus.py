@@ -96,6 +96,7 @@ RUN_SPECIFIC = [
     (re.compile(r"Created Time.*"), "Created Time x"),
     (re.compile(r"Last Access.*"), "Last Access x"),
     (re.compile(r"transient_lastDdlTime=\d+"), "transient_lastDdlTime=x"),
+    (re.compile(r"'transient_lastDdlTime' = '\d+'"), "'transient_lastDdlTime' = 'x'"),
     (re.compile(r'"(created_time|last_access|created_by)":"[^"]*"'), r'"\1":"x"'),
     (re.compile(r'"transient_lastDdlTime":"\d+"'), '"transient_lastDdlTime":"x"'),
     (re.compile(r"(?i)cterelation(def|ref) \d+"), r"CTERelation\1 x"),
@@ -103,7 +104,13 @@ RUN_SPECIFIC = [
     (re.compile(r"\*\(\d+\) "), "*"),
 ]
 # DESCRIBE ... EXTENDED rows whose second value is a time of this run.
-RUN_SPECIFIC_ROWS = ("Created Time", "Last Access", "Created By")
+RUN_SPECIFIC_ROWS = ("Created Time", "Last Access", "Created By", "transient_lastDdlTime")
+# A statement that writes a table: after one that is non-deterministic (`CREATE TABLE t AS SELECT
+# ... TABLESAMPLE (1 PERCENT)`), the file's later statements read rows that differ from run to run.
+WRITES = re.compile(r"\b(insert|create)\b", re.IGNORECASE)
+# The one row installing planguard adds to a result, by design: SHOW FUNCTIONS lists its table
+# function (README, "SQL"). Left out of the planguard runs' rows.
+PLANGUARD_FUNCTION = ["planguard_violations"]
 
 # The tables Spark's suite creates before any file runs (SQLQueryTestSuite.createTestTables).
 TEST_TABLES = {
@@ -134,7 +141,7 @@ POSTGRES_UDFS = {
 }
 STATEMENT_TIMEOUT = 60  # seconds; the statement's jobs are cancelled after it
 # The version of the records' format and normalisation: a cached baseline of another is not used.
-RECORD_FORMAT = 2
+RECORD_FORMAT = 3
 
 
 # --- The corpus: download, extract, split -------------------------------------------------------
@@ -401,9 +408,19 @@ def file_session(spark, name: str, confs, stmts, tables: pathlib.Path):
     return session
 
 
-def reset_catalog(session):
-    """Drops what a file created (databases, tables, views, functions), as Spark's suites do."""
-    session._jsparkSession.sessionState().catalog().reset()
+def reset_catalog(session, name: str):
+    """Drops what a file created (databases, tables, views, functions), as Spark's suites do.
+    Hive's metastore can fail it once (rcfile_merge1b.q: a MetaException reading its functions
+    table); it is tried again, and a second failure is reported and the run goes on, as after a
+    statement that failed."""
+    for attempt in (1, 2):
+        try:
+            session._jsparkSession.sessionState().catalog().reset()
+            break
+        except Exception as e:  # noqa: BLE001 — the metastore's errors come through py4j
+            if attempt == 2:
+                print(f"{name}: resetting the catalog after it failed: "
+                      f"{str(e).splitlines()[0][:300]}", file=sys.stderr)
     session.catalog.clearCache()
 
 
@@ -478,6 +495,9 @@ def run_worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path, 
     # One name length for every kind of run: EXPLAIN shortens the paths it shows.
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="sql-corpus-"))
     warehouse = scratch / "warehouse"
+    # Relative paths in statements (a partition's LOCATION 'A') land in the scratch directory,
+    # not in the checkout: the JVM starts here.
+    os.chdir(scratch)
     spark = build_session(kind, aqe, warehouse)
     tables = scratch / "tables"
     if suite() == "sql":
@@ -514,23 +534,29 @@ def run_file(spark, kind: str, name: str, stmts, confs, tables, warehouse):
         session = file_session(spark, name, confs, stmts, tables)
     violations = ViolationReader(session, kind != "baseline")
     violations.new()
+    written_randomly = False  # a table written by a non-deterministic statement of the file
     for index, sql in enumerate(stmts):
+        random = bool(NONDETERMINISTIC.search(sql))
         record = {"file": name, "index": index, "sql": sql,
-                  "nondeterministic": bool(NONDETERMINISTIC.search(sql)
-                                           or DISTINCT_GROUPS_EXPLAINED.search(sql))}
-        record.update(run_statement(session, sql, warehouse, prepare=kind == "prepared"))
+                  "nondeterministic": (random or written_randomly
+                                       or bool(DISTINCT_GROUPS_EXPLAINED.search(sql)))}
+        written_randomly |= random and bool(WRITES.search(sql))
+        runs = (hive_inputs.confined(sql, warehouse.parent / "tmp", extracted() / hive_inputs.DATA)
+                if suite() == "hive" else sql)
+        record.update(run_statement(session, runs, warehouse, prepare=kind == "prepared"))
         record["violations"] = [
             {k: v.get(k) for k in ("id", "level", "phase", "rule", "differences")}
             for v in violations.new()]
         yield record
-    reset_catalog(session)
+    reset_catalog(session, name)
 
 
 # --- Normalising results ------------------------------------------------------------------------
 
 def rows_digest(rows, warehouse: pathlib.Path) -> dict:
     """The rows as a sorted multiset of normalised rows: their count, a digest, the first few."""
-    texts = sorted(json.dumps(normalised_row(row, warehouse), sort_keys=True) for row in rows)
+    texts = sorted(json.dumps(normalised_row(row, warehouse), sort_keys=True) for row in rows
+                   if list(row) != PLANGUARD_FUNCTION)
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:20]
     return {"rows": len(texts), "digest": digest, "sample": texts[:3]}
 
@@ -565,6 +591,7 @@ def normalised(value, warehouse: pathlib.Path):
 
 def normalised_text(text: str, warehouse: pathlib.Path) -> str:
     text = text.replace(f"file:{warehouse}", "{warehouse}").replace(str(warehouse), "{warehouse}")
+    text = text.replace(str(warehouse.parent), "{scratch}")  # the Hive suite's confined paths
     for pattern, replacement in RUN_SPECIFIC:
         text = pattern.sub(replacement, text)
     return text
@@ -701,7 +728,7 @@ def worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path,
     """Runs one kind of run in its own process (its own JVM); returns its wall time in seconds."""
     output.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", kind,
-               "--aqe", "on" if aqe else "off", "--files", pattern, "--output", str(output)]
+               "--aqe", "on" if aqe else "off", "--files", pattern, "--output", str(output.resolve())]
     if limit is not None:
         command += ["--limit", str(limit)]
     if resume:

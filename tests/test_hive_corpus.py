@@ -67,3 +67,24 @@ def test_no_false_alarm_new_error_or_row_difference(results):
 def test_no_violation_recorded_on_the_jvm(results):
     """Counted statement by statement on the JVM: not even a warning."""
     assert results["violations"] == 0
+
+
+def test_statements_write_nowhere_outside_the_run():
+    """A Hive file that gives a managed table the location file:///tmp, dropped at the catalog
+    reset after the file, deleted the machine's /tmp: such paths run under the run's own."""
+    tmp, data = ROOT / "scratch" / "tmp", ROOT / "inputs" / "data"
+
+    def confined(sql):
+        return sql_corpus.hive_inputs.confined(sql, tmp, data)
+    assert confined("alter table T7 set location 'file:///tmp';") == \
+        f"alter table T7 set location '{tmp}';"
+    assert confined("insert overwrite local directory '/tmp/a' select 1") == \
+        f"insert overwrite local directory '{tmp}/a' select 1"
+    assert confined("LOCATION 'pfile:${system:test.tmp.dir}/t'") == f"LOCATION '{tmp}/t'"
+    assert confined("LOCATION '${hiveconf:hive.metastore.warehouse.dir}/fact_tz'") == \
+        f"LOCATION '{tmp}/warehouse/fact_tz'"
+    assert confined('set location "file:/test/test/"') == f'set location "{tmp}/root/test/test/"'
+    assert confined(f"LOAD DATA LOCAL INPATH '{data}/files/kv1.txt'") == \
+        f"LOAD DATA LOCAL INPATH '{data}/files/kv1.txt'"
+    assert confined("LOCATION 'A'") == "LOCATION 'A'"  # relative: the JVM starts in the scratch
+    assert confined("SELECT '/a/b', split(s, '/')") == "SELECT '/a/b', split(s, '/')"

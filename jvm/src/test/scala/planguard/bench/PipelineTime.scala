@@ -26,35 +26,41 @@ object PipelineTime {
   /**
    * Builds one pipeline of `shape` and `size` in each session, then plans it to its executed
    * plan, the sessions taking turns one build and one planning at a time, starting at `first`,
-   * until each has spent `MinNanos` on each: (mean nanoseconds to build it through the DataFrame
-   * API, per session; then mean nanoseconds to plan it, per session; then how many times each
-   * session built and planned it). Taking turns at every
-   * repetition pairs the arms within milliseconds: a single planning of a few milliseconds varies
-   * by more than the difference measured, and the machine drifts between longer runs.
+   * until each has spent `MinNanos` on each. Returns every repetition's times: the number of
+   * repetitions, then per repetition, per session in the order given, the nanoseconds to build it
+   * through the DataFrame API and the nanoseconds to plan it. Taking turns at every repetition
+   * pairs the arms within milliseconds: a single planning of a few milliseconds varies by more
+   * than the difference measured, and the machine drifts between longer runs.
    */
   def interleaved(arms: java.util.List[SparkSession], shape: String, size: Int,
       first: Int): Array[Long] = {
     val sessions = arms.asScala.toIndexedSeq
     val n = sessions.length
     val order = (0 until n).map(i => (first + i) % n)
-    val (built, planned, runs) = (new Array[Long](n), new Array[Long](n), new Array[Long](n))
+    val (built, planned) = (new Array[Long](n), new Array[Long](n))
+    val times = Array.newBuilder[Long]
+    var repetitions = 0L
     def timed(step: => Unit): Long = {
       val start = System.nanoTime()
       step
       System.nanoTime() - start
     }
-    while (runs(0) == 0 || built.min < MinNanos || planned.min < MinNanos) {
+    while (repetitions == 0 || built.min < MinNanos || planned.min < MinNanos) {
+      val repetition = new Array[Long](2 * n)
       for (k <- order) {
         var df: DataFrame = null
-        built(k) += timed { df = build(sessions(k), shape, size) }
+        repetition(2 * k) = timed { df = build(sessions(k), shape, size) }
         // Planned afresh, from the analyzed plan: what df.queryExecution.executedPlan does.
         val analyzed = df.queryExecution.analyzed
-        planned(k) += timed(sessions(k).sessionState.executePlan(analyzed).executedPlan)
-        runs(k) += 1
+        repetition(2 * k + 1) =
+          timed(sessions(k).sessionState.executePlan(analyzed).executedPlan)
+        built(k) += repetition(2 * k)
+        planned(k) += repetition(2 * k + 1)
       }
+      times ++= repetition
+      repetitions += 1
     }
-    (0 until n).map(k => built(k) / runs(k)).toArray ++ (0 until n).map(k => planned(k) / runs(k)) ++
-      runs
+    repetitions +: times.result()
   }
 
   /**
