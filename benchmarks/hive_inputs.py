@@ -31,7 +31,7 @@ LEFT_OUT_SETTINGS = ("hive.outerjoin.supports.filters", "hive.exec.post.hooks")
 # `${hiveconf:hive.metastore.warehouse.dir}/fact_tz` made /fact_tz. `confined` points /tmp, those
 # variables and every other absolute path a LOCATION, DIRECTORY or INPATH names (but the data
 # files') into the run's scratch directory.
-TMP = re.compile(r"(?<=['\"])(?:p?file:)?/+tmp(?=[/'\"])")
+TMP = re.compile(r"(?<=['\"])(?:p?file:)?/+tmp(/[^'\"]*)?(?=['\"])")
 PATH_VARIABLES = {"system:test.tmp.dir": "", "system:test.warehouse.dir": "/warehouse",
                   "hiveconf:hive.metastore.warehouse.dir": "/warehouse",
                   "system:hive.root": "/hive-root", "system:build.dir": "/build-dir",
@@ -72,13 +72,17 @@ def statements(path: pathlib.Path, data: pathlib.Path):
 def confined(sql: str, tmp: pathlib.Path, data: pathlib.Path) -> str:
     """`sql` as it runs: the paths outside the run's scratch directory under `tmp` (see TMP).
     Records keep the statement as the file has it, which is the same in every run."""
-    sql = TMP.sub(str(tmp), sql)
-    sql = VARIABLE.sub(lambda m: f"{tmp}{PATH_VARIABLES[m.group(1)]}", sql)
+    def inside(path: str) -> bool:  # a checkout under /tmp has its data files there too
+        return path.startswith((str(tmp), str(data)))
+
+    def in_tmp(m):
+        return m.group(0) if inside("/tmp" + (m.group(1) or "")) else f"{tmp}{m.group(1) or ''}"
 
     def rooted(m):
         keyword, quote, path = m.groups()
-        inside = path.startswith((str(tmp), str(data)))
-        return f"{keyword}{quote}{path if inside else f'{tmp}/root{path}'}"
+        return f"{keyword}{quote}{path if inside(path) else f'{tmp}/root{path}'}"
+    sql = TMP.sub(in_tmp, sql)
+    sql = VARIABLE.sub(lambda m: f"{tmp}{PATH_VARIABLES[m.group(1)]}", sql)
     return LOCAL_PATH.sub(rooted, sql)
 
 

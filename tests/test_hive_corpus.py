@@ -7,6 +7,7 @@ Spark without planguard, and no violation recorded on the JVM.
 The baseline runs in a subprocess without planguard (cached like the SQL corpus's), the planguard
 run in another. Run it alone with `pytest -m sql_corpus tests/test_hive_corpus.py`.
 """
+import pathlib
 import sys
 
 import pytest
@@ -87,4 +88,11 @@ def test_statements_write_nowhere_outside_the_run():
     assert confined(f"LOAD DATA LOCAL INPATH '{data}/files/kv1.txt'") == \
         f"LOAD DATA LOCAL INPATH '{data}/files/kv1.txt'"
     assert confined("LOCATION 'A'") == "LOCATION 'A'"  # relative: the JVM starts in the scratch
+    # A checkout under /tmp (CI's fresh clone): its data files and scratch stay where they are.
+    data_in_tmp = pathlib.Path("/tmp/clone/main/inputs/data")
+    assert sql_corpus.hive_inputs.confined(
+        f"LOAD DATA LOCAL INPATH '{data_in_tmp}/files/kv1.txt'", tmp, data_in_tmp) == \
+        f"LOAD DATA LOCAL INPATH '{data_in_tmp}/files/kv1.txt'"
+    assert sql_corpus.hive_inputs.confined("SELECT '/tmp/x'", tmp, data_in_tmp) == \
+        f"SELECT '{tmp}/x'"
     assert confined("SELECT '/a/b', split(s, '/')") == "SELECT '/a/b', split(s, '/')"
