@@ -6,12 +6,15 @@ Every DataFrame API call analyzes the plan it makes, so a pipeline of n steps is
 each time whole: a rule that walks the whole plan on every step costs O(n^2). Shapes (sizes by
 default): a fact LEFT JOINed USING a key to n dimensions, one after another (10, 20, 40); n
 `withColumn` calls (100, 200, 400); n sources appended with `union` (100, 300); a table of n
-columns filtered, extended, selected whole and aggregated (1,000, 3,000). Two figures each: building
-the pipeline (every step, analysis included) and planning the finished DataFrame to its executed
-plan (optimization, planning, preparation; nothing runs). The arms take turns at every
-repetition (one build and one planning each), until each has spent 100 ms on each figure: one
-planning of a few milliseconds varies more than what is measured, and the machine drifts over
-longer spans.
+columns filtered, extended, selected whole and aggregated (1,000, 3,000). Three figures each:
+building the pipeline (every step, analysis included); planning the finished DataFrame to its
+executed plan (optimization, planning, preparation; nothing runs); and planning it, then reading
+the schema of its result, as every action does before its first row (plan+schema): Spark derives
+the analyzed plan's output once, on first reading (a union's by merging every child's), and
+planguard's checks read it while the query is planned, so an action then finds it derived. The
+arms take turns at every repetition (one build, one planning and one schema read each), until each
+has spent 100 ms building and 100 ms planning: one planning of a few milliseconds varies more than
+what is measured, and the machine drifts over longer spans.
 
 Rounds go round robin over the shapes, each round timing every shape in every arm, the first arm
 rotating from round to round. A figure's ratio is the median, over every repetition of every
@@ -64,15 +67,19 @@ def session() -> SparkSession:
     return spark
 
 
+FIGURES = ("build", "plan", "plan+schema")
+
+
 def one_round(timing, sessions, shapes, r: int):
-    """{shape: [per repetition: [per arm: (build ns, plan ns)]]} of one round, the arms taking
-    turns at every repetition, the first arm rotating with r."""
+    """{shape: [per repetition: [per arm: (build ns, plan ns, plan+schema ns)]]} of one round,
+    the arms taking turns at every repetition, the first arm rotating with r."""
     result = {}
     n = len(sessions)
     for shape, size in shapes:
         times = list(timing.interleaved(sessions, shape, size, r % n))
-        result[(shape, size)] = [[(times[1 + 2 * (i * n + k)], times[2 + 2 * (i * n + k)])
-                                  for k in range(n)] for i in range(times[0])]
+        arm = [times[1 + 3 * j:4 + 3 * j] for j in range(times[0] * n)]
+        result[(shape, size)] = [[(b, p, p + s) for b, p, s in arm[i * n:(i + 1) * n]]
+                                 for i in range(times[0])]
     return result
 
 
@@ -87,7 +94,7 @@ def median_with_interval(values):
 
 
 def ratios(rounds, shape, figure: int, arm: int, per_round: bool):
-    """The ratios of `arm` to the arm without planguard for one figure (0 build, 1 plan): per
+    """The ratios of `arm` to the arm without planguard for one figure (FIGURES' index): per
     repetition, each pair of timings made within milliseconds of each other; or per round, of the
     arms' total times in the round."""
     if per_round:
@@ -123,15 +130,15 @@ def main() -> int:
     print(f"warm-up: {warm} rounds, then {args.warmup_plannings} plannings of each of "
           f"{', '.join(f'{s} {n}' for s, n in SMALL)}: the planguard arm planned {plannings} "
           f"times; then {args.rounds} rounds, each building and planning every shape in each "
-          "arm, the arms taking turns, for at least 100 ms per arm and figure\n")
+          "arm, the arms taking turns, for at least 100 ms per arm building and planning\n")
 
     rounds = [one_round(timing, sessions, shapes, r) for r in range(args.rounds)]
-    print(f"{'shape':16} {'figure':6} {'planguard ms':>13} {'without ms':>11} {'pairs':>6} "
+    print(f"{'shape':16} {'figure':11} {'planguard ms':>13} {'without ms':>11} {'pairs':>6} "
           f"{'ratio [95 % interval]':>22} {'control [95 % interval]':>24} {'per round':>10} "
           f"{'control':>8}")
-    worst = {"build": 0.0, "plan": 0.0}
+    worst = {figure: 0.0 for figure in FIGURES}
     for shape in shapes:
-        for f, figure in enumerate(("build", "plan")):
+        for f, figure in enumerate(FIGURES):
             ms = [statistics.median(rep[k][f] for rnd in rounds for rep in rnd[shape]) / 1e6
                   for k in range(2)]
             pairs = ratios(rounds, shape, f, 0, False)
@@ -140,11 +147,12 @@ def main() -> int:
             by_round = statistics.median(ratios(rounds, shape, f, 0, True))
             control_by_round = statistics.median(ratios(rounds, shape, f, 2, True))
             worst[figure] = max(worst[figure], ratio)
-            print(f"{shape[0] + ' ' + str(shape[1]):16} {figure:6} {ms[0]:13.2f} {ms[1]:11.2f} "
+            print(f"{shape[0] + ' ' + str(shape[1]):16} {figure:11} {ms[0]:13.2f} {ms[1]:11.2f} "
                   f"{len(pairs):6} {ratio:7.3f} [{low:.3f}, {high:.3f}] "
                   f"{control:8.3f} [{c_low:.3f}, {c_high:.3f}] {by_round:10.3f} "
                   f"{control_by_round:8.3f}")
-    print(f"\nhighest ratio: building {worst['build']:.3f}, planning {worst['plan']:.3f}")
+    print(f"\nhighest ratio: building {worst['build']:.3f}, planning {worst['plan']:.3f}, "
+          f"planning and reading the schema {worst['plan+schema']:.3f}")
     spark.stop()
     return 0
 

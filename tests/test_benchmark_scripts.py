@@ -17,7 +17,7 @@ def test_pipeline_overhead_runs_one_round_of_the_joins():
     assert result.returncode == 0, result.stderr[-3000:]
     rows = [line.split() for line in result.stdout.splitlines() if line.startswith("joins")]
     assert [(r[1], r[2]) for r in rows] == [(n, f) for n in ("10", "20", "40")
-                                            for f in ("build", "plan")]
+                                            for f in ("build", "plan", "plan+schema")]
     assert all(int(r[5]) > 0 and float(r[6]) > 0 for r in rows)  # pairs and a ratio per figure
     assert "highest ratio: building" in result.stdout
 

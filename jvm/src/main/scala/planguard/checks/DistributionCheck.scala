@@ -28,7 +28,10 @@ object DistributionCheck {
   def apply(plan: SparkPlan): Departure = DeepestDeparture(plan)(requirements)
 
   /** One operator's requirements of its children. */
-  def requirements(op: SparkPlan): Departure = {
+  def requirements(op: SparkPlan): Departure =
+    if (OperatorClass.of(op).requiresNothing) PlanDeparture.None else requirementsOf(op)
+
+  private def requirementsOf(op: SparkPlan): Departure = {
     val (required, requiredOrdering) = requiredOf(op)
     // Plain loops (see DeepestDeparture): this runs on every operator of every plan, most of
     // which require nothing.
@@ -66,11 +69,11 @@ object DistributionCheck {
    * the replacement's children output as the replaced children did; they are read against the
    * replacement's own children, and only when it has as many.
    */
-  def requiredOf(op: SparkPlan): (Seq[Distribution], Seq[Seq[SortOrder]]) = {
+  private def requiredOf(op: SparkPlan): (Seq[Distribution], Seq[Seq[SortOrder]]) = {
     val own = (op.requiredChildDistribution, op.requiredChildOrdering)
     if (requiresAny(own._1, own._2)) own
     else {
-      Replaced.of(op).filter(_.children.size == op.children.size)
+      OperatorClass.of(op).replaced(op).filter(_.children.size == op.children.size)
         .map(o => (o.requiredChildDistribution, o.requiredChildOrdering)).getOrElse(own)
     }
   }
@@ -86,31 +89,52 @@ object DistributionCheck {
   }
 
   /**
-   * The Spark operator a plugin's operator replaced: its `originalPlan`, if it keeps one. The
-   * accessor is looked up once per operator class, in a map of their own, not a ClassValue: a
-   * ClassValue of planguard's on Spark's operator classes pushed Scala's ClassTag cache (itself a
-   * ClassValue, asked for on every plan copy) off its home slot in those classes' maps, and every
-   * later lookup probed the backup slots: 0.5 % of planning time, in Spark's frames.
+   * What an operator class can require of its children, looked up once per class.
+   *
+   * @param requiresNothing the class keeps SparkPlan's requirements, none of any child, and
+   *                        replaces no Spark operator: most operators (scans, projections,
+   *                        filters, unions). Their requirements are not built: SparkPlan builds
+   *                        two lists as long as the children on every call, and a union of 300
+   *                        sources is checked with 300 operators under it.
+   * @param original the accessor of the Spark operator a plugin's operator replaced, its
+   *                 `originalPlan`, if it keeps one
    */
-  private object Replaced {
-    private val accessors =
-      new java.util.concurrent.ConcurrentHashMap[Class[_], Option[java.lang.reflect.Method]]()
+  private final case class OperatorClass(requiresNothing: Boolean,
+      original: Option[java.lang.reflect.Method]) {
 
-    private def accessor(c: Class[_]): Option[java.lang.reflect.Method] =
+    def replaced(op: SparkPlan): Option[SparkPlan] = original.flatMap { m =>
       try {
-        val m = c.getMethod("originalPlan")
-        if (classOf[SparkPlan].isAssignableFrom(m.getReturnType)) Some(m) else None
-      } catch { case _: NoSuchMethodException => None }
+        m.invoke(op) match {
+          case o: SparkPlan if !(o eq op) => Some(o)
+          case _ => None
+        }
+      } catch { case _: java.lang.reflect.InvocationTargetException => None }
+    }
+  }
 
-    def of(op: SparkPlan): Option[SparkPlan] =
-      accessors.computeIfAbsent(op.getClass, accessor(_)).flatMap { m =>
+  /**
+   * Kept in a map of its own, not a ClassValue: a ClassValue of planguard's on Spark's operator
+   * classes pushed Scala's ClassTag cache (itself a ClassValue, asked for on every plan copy) off
+   * its home slot in those classes' maps, and every later lookup probed the backup slots: 0.5 %
+   * of planning time, in Spark's frames.
+   */
+  private object OperatorClass {
+    private val known = new java.util.concurrent.ConcurrentHashMap[Class[_], OperatorClass]()
+
+    private val describing: java.util.function.Function[Class[_], OperatorClass] = describe(_)
+
+    def of(op: SparkPlan): OperatorClass = known.computeIfAbsent(op.getClass, describing)
+
+    private def describe(c: Class[_]): OperatorClass = {
+      val original =
         try {
-          m.invoke(op) match {
-            case original: SparkPlan if !(original eq op) => Some(original)
-            case _ => None
-          }
-        } catch { case _: java.lang.reflect.InvocationTargetException => None }
-      }
+          val m = c.getMethod("originalPlan")
+          if (classOf[SparkPlan].isAssignableFrom(m.getReturnType)) Some(m) else None
+        } catch { case _: NoSuchMethodException => None }
+      def inherited(method: String) = c.getMethod(method).getDeclaringClass == classOf[SparkPlan]
+      OperatorClass(original.isEmpty && inherited("requiredChildDistribution") &&
+        inherited("requiredChildOrdering"), original)
+    }
   }
 
   /** Children with a clustered requirement must be partitioned alike (Spark's ShuffleSpec). */

@@ -24,13 +24,17 @@ object PipelineTime {
   }
 
   /**
-   * Builds one pipeline of `shape` and `size` in each session, then plans it to its executed
-   * plan, the sessions taking turns one build and one planning at a time, starting at `first`,
-   * until each has spent `MinNanos` on each. Returns every repetition's times: the number of
-   * repetitions, then per repetition, per session in the order given, the nanoseconds to build it
-   * through the DataFrame API and the nanoseconds to plan it. Taking turns at every repetition
-   * pairs the arms within milliseconds: a single planning of a few milliseconds varies by more
-   * than the difference measured, and the machine drifts between longer runs.
+   * Builds one pipeline of `shape` and `size` in each session, plans it to its executed plan, then
+   * reads its result's schema, the sessions taking turns one pipeline at a time, starting at
+   * `first`, until each has spent `MinNanos` building and `MinNanos` planning. Returns every
+   * repetition's times: the number of repetitions, then per repetition, per session in the order
+   * given, the nanoseconds to build it through the DataFrame API, to plan it, and to read the
+   * schema of its analyzed plan. Every action reads that schema (collect's and toPandas' encoders,
+   * a write's command, show's projection) and Spark derives it once per plan, on first reading:
+   * planguard's checks of a query read it while it is planned, and an action then finds it
+   * derived. Taking turns at every repetition pairs the arms within milliseconds: a single
+   * planning of a few milliseconds varies by more than the difference measured, and the machine
+   * drifts between longer runs.
    */
   def interleaved(arms: java.util.List[SparkSession], shape: String, size: Int,
       first: Int): Array[Long] = {
@@ -46,22 +50,26 @@ object PipelineTime {
       System.nanoTime() - start
     }
     while (repetitions == 0 || built.min < MinNanos || planned.min < MinNanos) {
-      val repetition = new Array[Long](2 * n)
+      val repetition = new Array[Long](Figures * n)
       for (k <- order) {
         var df: DataFrame = null
-        repetition(2 * k) = timed { df = build(sessions(k), shape, size) }
+        repetition(Figures * k) = timed { df = build(sessions(k), shape, size) }
         // Planned afresh, from the analyzed plan: what df.queryExecution.executedPlan does.
         val analyzed = df.queryExecution.analyzed
-        repetition(2 * k + 1) =
+        repetition(Figures * k + 1) =
           timed(sessions(k).sessionState.executePlan(analyzed).executedPlan)
-        built(k) += repetition(2 * k)
-        planned(k) += repetition(2 * k + 1)
+        repetition(Figures * k + 2) = timed(analyzed.schema)
+        built(k) += repetition(Figures * k)
+        planned(k) += repetition(Figures * k + 1)
       }
       times ++= repetition
       repetitions += 1
     }
     repetitions +: times.result()
   }
+
+  /** Timings per repetition and session: building, planning, reading the result's schema. */
+  private val Figures = 3
 
   /**
    * Builds one pipeline of `shape` and `size` in `spark`, then plans it afresh `times` times, as
