@@ -31,7 +31,7 @@ depends on how many queries the JVM has planned before (docs/benchmarks.md, "Col
 script prints how many plannings the warm-up ran.
 
     python benchmarks/pipeline_overhead.py [--rounds N] [--warmup-seconds W]
-        [--warmup-plannings N] [--only SHAPE]
+        [--warmup-plannings N] [--only SHAPES]
 """
 import argparse
 import math
@@ -103,15 +103,25 @@ def ratios(rounds, shape, figure: int, arm: int, per_round: bool):
     return [rep[arm][figure] / rep[1][figure] for rnd in rounds for rep in rnd[shape]]
 
 
+def selected(shape, only: str) -> bool:
+    """True when --only's list names `shape` ((name, size)): by a part of its name, or as
+    name:size; every shape when the list is empty."""
+    name, size = shape
+    return not only or any(part == f"{name}:{size}" or (":" not in part and part in name)
+                           for part in only.split(","))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--warmup-seconds", type=float, default=120)
     parser.add_argument("--warmup-plannings", type=int, default=0,
                         help="then the planguard arm plans each small shape this many times")
-    parser.add_argument("--only", default="", help="only the shapes whose name contains this")
+    parser.add_argument("--only", default="",
+                        help="only these shapes, comma-separated: a name part (every size of the "
+                             "shapes whose name contains it) or name:size (withColumn:400)")
     args = parser.parse_args()
-    shapes = [s for s in SHAPES if args.only in s[0]]
+    shapes = [s for s in SHAPES if selected(s, args.only)]
     spark = session()
     timing = spark._jvm.planguard.bench.PipelineTime
     plain, guarded = timing.sessions(spark._jsparkSession)

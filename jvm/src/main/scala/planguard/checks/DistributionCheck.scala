@@ -28,11 +28,13 @@ object DistributionCheck {
   def apply(plan: SparkPlan): Departure = DeepestDeparture(plan)(requirements)
 
   /** One operator's requirements of its children. */
-  def requirements(op: SparkPlan): Departure =
-    if (OperatorClass.of(op).requiresNothing) PlanDeparture.None else requirementsOf(op)
+  def requirements(op: SparkPlan): Departure = {
+    val operatorClass = OperatorClass.of(op)
+    if (operatorClass.requiresNothing) PlanDeparture.None else requirementsOf(op, operatorClass)
+  }
 
-  private def requirementsOf(op: SparkPlan): Departure = {
-    val (required, requiredOrdering) = requiredOf(op)
+  private def requirementsOf(op: SparkPlan, operatorClass: OperatorClass): Departure = {
+    val (required, requiredOrdering) = requiredOf(op, operatorClass)
     // Plain loops (see DeepestDeparture): this runs on every operator of every plan, most of
     // which require nothing.
     val children = op.children.iterator
@@ -69,11 +71,12 @@ object DistributionCheck {
    * the replacement's children output as the replaced children did; they are read against the
    * replacement's own children, and only when it has as many.
    */
-  private def requiredOf(op: SparkPlan): (Seq[Distribution], Seq[Seq[SortOrder]]) = {
+  private def requiredOf(op: SparkPlan, operatorClass: OperatorClass)
+      : (Seq[Distribution], Seq[Seq[SortOrder]]) = {
     val own = (op.requiredChildDistribution, op.requiredChildOrdering)
     if (requiresAny(own._1, own._2)) own
     else {
-      OperatorClass.of(op).replaced(op).filter(_.children.size == op.children.size)
+      operatorClass.replaced(op).filter(_.children.size == op.children.size)
         .map(o => (o.requiredChildDistribution, o.requiredChildOrdering)).getOrElse(own)
     }
   }
