@@ -25,10 +25,11 @@ printed, the median of per-round ratios of the arms' total times in the round, a
 reported it: a collection's pause of tens of milliseconds in one arm moves a round's
 total, and with it that figure, by more than the difference measured (docs/benchmarks.md). After
 --warmup-seconds of the same rounds, untimed (the JIT compiles planguard's rules and Spark's), and
-with --warmup-plannings N, after the planguard arm has planned each of the small shapes N more
-times. planguard's rules run once per query, Spark's planning code many times: a planning figure
-depends on how many queries the JVM has planned before (docs/benchmarks.md, "Cold code"), so the
-script prints how many plannings the warm-up ran.
+with --warmup-plannings N, after the planguard arm has built and planned each small shape that
+--only selects N more times (each pipeline built afresh, as the timed rounds do). planguard's
+rules run once per query, Spark's planning code many times: a planning figure depends on how many
+queries the JVM has planned before (docs/benchmarks.md, "Cold code"), so the script prints how
+many plannings the warm-up ran.
 
     python benchmarks/pipeline_overhead.py [--rounds N] [--warmup-seconds W]
         [--warmup-plannings N] [--only SHAPES]
@@ -51,7 +52,8 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from built_jars import TESTS_JAR  # noqa: E402  (the broken rules, for the running line)
 SHAPES = [("joins", 10), ("joins", 20), ("joins", 40), ("withColumn", 100), ("withColumn", 200),
           ("withColumn", 400), ("unions", 100), ("unions", 300), ("wide", 1000), ("wide", 3000)]
-# Planned --warmup-plannings times each: planguard's rules are the same code for every shape.
+# Built and planned --warmup-plannings times each when --only selects them: planguard's rules are
+# the same code for every shape.
 SMALL = [("joins", 10), ("withColumn", 100), ("unions", 100), ("wide", 1000)]
 
 
@@ -116,7 +118,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--warmup-seconds", type=float, default=120)
     parser.add_argument("--warmup-plannings", type=int, default=0,
-                        help="then the planguard arm plans each small shape this many times")
+                        help="then the planguard arm builds afresh and plans each small shape "
+                             "that --only selects this many times")
     parser.add_argument("--only", default="",
                         help="only these shapes, comma-separated: a name part (every size of the "
                              "shapes whose name contains it) or name:size (withColumn:400)")
@@ -134,13 +137,15 @@ def main() -> int:
     while time.monotonic() < deadline or warm == 0:
         plannings += sum(len(reps) for reps in one_round(timing, sessions, shapes, warm).values())
         warm += 1
-    for shape, size in SMALL if args.warmup_plannings else []:
+    small = [s for s in SMALL if selected(s, args.only)] if args.warmup_plannings else []
+    for shape, size in small:
         timing.plan(guarded, shape, size, args.warmup_plannings)
         plannings += args.warmup_plannings
     print(f"warm-up: {warm} rounds, then {args.warmup_plannings} plannings of each of "
-          f"{', '.join(f'{s} {n}' for s, n in SMALL)}: the planguard arm planned {plannings} "
-          f"times; then {args.rounds} rounds, each building and planning every shape in each "
-          "arm, the arms taking turns, for at least 100 ms per arm building and planning\n")
+          f"{', '.join(f'{s} {n}' for s, n in small) or 'no shape'}: the planguard arm planned "
+          f"{plannings} times; then {args.rounds} rounds, each building and planning every shape "
+          "in each arm, the arms taking turns, for at least 100 ms per arm building and "
+          "planning\n")
 
     rounds = [one_round(timing, sessions, shapes, r) for r in range(args.rounds)]
     print(f"{'shape':16} {'figure':11} {'planguard ms':>13} {'without ms':>11} {'pairs':>6} "

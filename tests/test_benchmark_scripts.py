@@ -15,6 +15,8 @@ def test_pipeline_overhead_runs_one_round_of_two_joins():
         capture_output=True, text=True, timeout=600, cwd=ROOT,
         env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
     assert result.returncode == 0, result.stderr[-3000:]
+    # The warm-up plans the small shapes --only selects, and no other.
+    assert "then 2 plannings of each of joins 10:" in result.stdout
     rows = [line.split() for line in result.stdout.splitlines() if line.startswith("joins")]
     assert [(r[1], r[2]) for r in rows] == [(n, f) for n in ("10", "40")
                                             for f in ("build", "plan", "plan+schema")]
