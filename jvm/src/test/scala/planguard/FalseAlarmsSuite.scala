@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import scala.util.Try
 
 import org.apache.spark.api.java.function.VoidFunction2
-import org.apache.spark.sql.{Dataset, Row, SparkSession}
+import org.apache.spark.sql.{DataFrame, Dataset, Row, SparkSession}
 import org.apache.spark.sql.functions.{col, count, max, sum, window}
 import org.apache.spark.sql.streaming.{DataStreamWriter, Trigger}
 
@@ -96,8 +96,10 @@ class FalseAlarmsSuite extends SparkSessions {
       "SELECT * FROM (SELECT id, _row FROM described.db.t) WHERE _row > 300"))
 
   // What differs between two sessions: a table's creation time, expression and plan ids.
-  private def run(spark: SparkSession, sql: String): Seq[String] =
-    spark.sql(sql).collect().map(_.toString.replaceAll("\"created_time\":\"[^\"]*\"", "")
+  private def run(spark: SparkSession, sql: String): Seq[String] = rows(spark.sql(sql))
+
+  private def rows(df: DataFrame): Seq[String] =
+    df.collect().map(_.toString.replaceAll("\"created_time\":\"[^\"]*\"", "")
       .replaceAll("#\\d+L?", "#").replaceAll("plan_id=\\d+", "plan_id=")).toSeq.sorted
 
   private def prepared(spark: SparkSession): SparkSession = {
@@ -129,9 +131,9 @@ class FalseAlarmsSuite extends SparkSessions {
     }
 
     // The same queries where planguard finds them without their QueryExecution: prepared outside
-    // a SQL execution (as explain, df.rdd and df.cache prepare them), and cached inside a
-    // statement's execution (CACHE TABLE ... AS SELECT).
-    test(s"valid queries pass prepared outside an execution and cached inside one " +
+    // a SQL execution (as explain, df.rdd and df.cache prepare them), then run, and cached inside
+    // a statement's execution (CACHE TABLE ... AS SELECT).
+    test(s"valid queries pass prepared outside an execution, then run, and cached inside one " +
         s"(adaptive=$adaptive)") {
       val warehouse = Files.createTempDirectory("planguard-false-alarms")
       val confs = Seq("spark.sql.warehouse.dir" -> warehouse.toString,
@@ -140,16 +142,20 @@ class FalseAlarmsSuite extends SparkSessions {
       // NOT NULL, the cached rows are the optimized plan's, with a null.
       val queries = classes.flatMap(_._2)
         .filter(s => s.startsWith("SELECT") || s.startsWith("WITH"))
-      // A query's cached rows; None where Spark refuses to cache it (two columns of one name).
-      def cached(spark: SparkSession): Seq[Option[Seq[String]]] = queries.zipWithIndex.map {
-        case (sql, i) =>
-          spark.sql(sql).queryExecution.executedPlan
-          val rows = Try(spark.sql(s"CACHE TABLE cached_$i AS $sql")).toOption
+      // A query's rows, collected from the plan prepared before (the query's checks completed
+      // as it runs: ChecksAtExecution), and its cached rows; None where Spark refuses to cache
+      // it (two columns of one name).
+      def cached(spark: SparkSession): Seq[(Seq[String], Option[Seq[String]])] =
+        queries.zipWithIndex.map { case (sql, i) =>
+          val df = spark.sql(sql)
+          df.queryExecution.executedPlan
+          val ran = rows(df)
+          val cachedRows = Try(spark.sql(s"CACHE TABLE cached_$i AS $sql")).toOption
             .map(_ => run(spark, s"SELECT * FROM cached_$i"))
           spark.sql(s"UNCACHE TABLE IF EXISTS cached_$i")
           spark.sql(s"DROP VIEW IF EXISTS cached_$i")
-          rows
-      }
+          (ran, cachedRows)
+        }
       val plain = prepared(session(Nil, adaptive, confs: _*))
       val expected = cached(plain)
       plain.sql("DROP TABLE p")

@@ -168,6 +168,39 @@ class OptimizerSchemaSuite extends SparkSessions {
       }
     }
 
+    // A WITH query read twice and joined, over a relation's own columns: the optimizer gives the
+    // second read's columns new attributes and builds the join anew, without the analyzed root's
+    // tag (InlineCTE's aliases, dropped by RemoveRedundantAliases), and the broken rule builds a
+    // new root. Prepared outside a SQL execution (explain, df.queryExecution), the plan is not
+    // found as its query: it ran unchecked, its columns swapped. Now its checks run when it
+    // executes as its query's result, before its first task (ChecksAtExecution).
+    test(s"a WITH query read twice, prepared by explain, is checked when it runs ($name)") {
+      def readTwice(spark: SparkSession): DataFrame = {
+        val dir = Files.createTempDirectory("planguard-cte").resolve("t").toString
+        // Its columns in the order the broken rule puts them: it leaves this write alone.
+        spark.range(5).selectExpr("id * 2 AS b", "id AS a").write.parquet(dir)
+        spark.read.parquet(dir).createOrReplaceTempView("read_twice")
+        val df = spark.sql("WITH c AS (SELECT a, b FROM read_twice) " +
+          "SELECT c.a, c2.b FROM c JOIN c c2 ON c.a = c2.a")
+        // With adaptive execution the prepared plan carries its QueryExecution: checked here.
+        Try(df.queryExecution.executedPlan)
+        df
+      }
+      val df = readTwice(session(extensions, adaptive))
+      // Each way of running the prepared plan itself; a failed check fails it again.
+      Seq[(String, DataFrame => Any)]("collect" -> (_.collect()),
+        "toLocalIterator" -> (_.toLocalIterator().hasNext), "collect again" -> (_.collect()))
+        .foreach { case (action, run) =>
+          val e = intercept[InvariantViolation](run(df))
+          assert(e.invariantId == "OPTIMIZER_SCHEMA", action)
+          assert(e.actual.fieldNames.toSeq == Seq("b", "a"), action)
+        }
+      val warned = readTwice(session(extensions, adaptive, "spark.planguard.mode" -> "warn"))
+      val warnings = warningsDuring { warned.collect(); warned.collect() }
+      assert(warnings.count(_.contains("[PLANGUARD_OPTIMIZER_SCHEMA]")) == (if (adaptive) 0 else 1),
+        warnings)
+    }
+
     // A WITH's main query is the projection that fixes the order (found by this suite: a WITH
     // query was compared as a multiset, and a reorder went unseen).
     test(s"a WITH query keeps its exact order, also prepared by explain ($name)") {

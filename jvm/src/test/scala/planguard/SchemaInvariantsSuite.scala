@@ -45,6 +45,25 @@ class SchemaInvariantsSuite extends SparkSessions {
       }
     }
 
+    // Prepared outside any SQL execution (explain, df.queryExecution), a plan has no
+    // QueryExecution to compare with: PHYSICAL_SCHEMA runs when the plan executes
+    // (ChecksAtExecution). Such a plan ran unchecked.
+    for (adaptive <- adaptiveModes) {
+      test(s"PHYSICAL_SCHEMA catches it in a plan prepared by explain, when it runs " +
+          s"($order, adaptive=$adaptive)") {
+        val spark = session(extensions, adaptive)
+        // With adaptive execution, a plan with an exchange carries its QueryExecution.
+        projectedQueries(spark).take(if (adaptive) 1 else 2).foreach { df =>
+          df.queryExecution.executedPlan
+          val e = intercept[InvariantViolation](df.collect())
+          assert(e.invariantId == "PHYSICAL_SCHEMA")
+          assert(e.phase == "preparation")
+          assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
+          assert(e.ruleName == ColumnarCulprit)
+        }
+      }
+    }
+
     test(s"PHYSICAL_SCHEMA catches it in the final adaptive stage ($order)") {
       val spark = session(extensions, adaptive = true)
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())

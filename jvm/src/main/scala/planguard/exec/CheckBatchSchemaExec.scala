@@ -11,9 +11,12 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * Passes its child's rows or batches on unchanged, checking a sample of them against the child's
  * schema (BATCH_SCHEMA). An operator that collects in its own way (a limit's fast path) is not
  * placed below this node but above it: see PlaceBatchChecks.
+ *
+ * @param beforeFirstTask on a query's result: what runs on the driver before this node asks its
+ *                        child for anything
  */
-final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
-  extends UnaryExecNode {
+final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler,
+    beforeFirstTask: Option[BeforeFirstTask] = None) extends UnaryExecNode {
 
   override def nodeName: String = "CheckBatchSchema"
   // The output the check holds its child's rows to: the child's, read where the check was placed
@@ -25,11 +28,13 @@ final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
   override def supportsRowBased: Boolean = child.supportsRowBased
 
   override protected def doExecute(): RDD[InternalRow] = {
+    runBeforeFirstTask()
     val check = sampler
     child.execute().mapPartitions(check.rows(_), preservesPartitioning = true)
   }
 
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
+    runBeforeFirstTask()
     val check = sampler
     child.executeColumnar().mapPartitions(check.batches(_), preservesPartitioning = true)
   }
@@ -38,9 +43,13 @@ final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler)
   // tasks, before the rows are serialized (the driver decodes them with the declared field
   // count, which would hide a missing field). A local relation's rows need no job.
   override def executeCollect(): Array[InternalRow] = child match {
-    case local: LocalTableScanExec => sampler.all(local.executeCollect())
+    case local: LocalTableScanExec =>
+      runBeforeFirstTask()
+      sampler.all(local.executeCollect())
     case _ => super.executeCollect()
   }
+
+  private def runBeforeFirstTask(): Unit = beforeFirstTask.foreach(_(this))
 
   // A check changes no result: a plan with it is the same as without it, so exchanges and
   // subqueries are still reused (a dynamic-pruning subquery prepared on its own, and so checked,

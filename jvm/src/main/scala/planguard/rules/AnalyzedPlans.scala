@@ -18,7 +18,8 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
  * query's columns), the optimized root usually still carries the tag `remember` put on the
  * analyzed root, as the optimizer copies a node's tags to the copies it makes. A tag alone is not
  * enough: a rule that builds a new node without copying tags loses it, as a broken rule may, and
- * as the join of a WITH query read twice loses it (docs/architecture.md, Known limits). An
+ * as the join of a WITH query read twice loses it; such a plan's query is checked when the plan
+ * runs (ChecksAtExecution; docs/architecture.md, Known limits). An
  * adaptive stage or a subquery, whose roots output other attributes and carry no such tag, is
  * never taken for the query. (Roots remembered at analysis would miss a frame analyzed long
  * before its explain or cache.)

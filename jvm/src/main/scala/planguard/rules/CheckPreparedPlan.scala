@@ -5,12 +5,11 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
-import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution, StrategyAttribution}
-import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck,
-  PlanningSchemaCheck, UniqueFieldCheck}
+import planguard.attribution.CheckOnly
+import planguard.checks.Outputs
 import planguard.conf.PlanGuardConf
-import planguard.contract.{Invariant, Phase}
-import planguard.report.{Findings, Guarded, Violations}
+import planguard.contract.Phase
+import planguard.report.{Findings, Guarded}
 import planguard.schema.LogicalTypes
 
 /**
@@ -21,7 +20,9 @@ import planguard.schema.LogicalTypes
  * PHYSICAL_SCHEMA on the whole plan (with adaptive execution, also on its final stage);
  * DISTRIBUTION and OPERATOR_CONTRACT on every plan (subqueries' and adaptive stages' too). Returns
  * the plan with BATCH_SCHEMA's checks placed (PlaceBatchChecks), which execution runs; throwing
- * stops the query before any row is produced or any file written.
+ * stops the query before any row is produced or any file written. A plan prepared outside any SQL
+ * execution has no QueryExecution at hand: what needs it is completed when the plan runs
+ * (ChecksAtExecution).
  */
 final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan] {
 
@@ -33,34 +34,12 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
       val owner = PlannedQuery.owner(plan, session)
       val outputs = new Outputs
       Findings.keptOn(PlannedQuery.findingsRoot(plan, owner), levels) {
-        PlannedQuery.of(plan, owner, session, outputs).filter(_.unchecked).foreach { query =>
-          Violations.report(levels, session, Invariant.UniqueField, Phase.Analysis,
-            query.analyzed)(
-            UniqueFieldCheck(query.analyzed, query.analyzedOutput,
-              session.sessionState.conf.caseSensitiveAnalysis))(
-            _ => None)
-          Violations.report(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
-            query.optimized)(
-            OptimizerSchemaCheck(query.analyzed, query.analyzedOutput, query.optimizedOutput,
-              types)) { _ =>
-            OptimizerReplay.firstBreakingRule(session, query.analyzed)(
-              !OptimizerSchemaCheck(query.analyzed, query.analyzed, _, types).isEmpty)
-          }
-          val planned = query.planned.getOrElse(plan)
-          Violations.report(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
-            planned)(
-            PlanningSchemaCheck(query.optimized, query.optimizedOutput, planned, types,
-              outputs))(_ =>
-            StrategyAttribution.strategyOf(session, planned))
-          query.markChecked()
+        PlannedQuery.of(plan, owner, session, outputs).filter(_.unchecked).foreach {
+          QueryChecks.ofQuery(session, levels, types, _, plan, outputs)
         }
         PlannedQuery.whole(plan, owner, outputs,
-            session.sessionState.conf.adaptiveExecutionEnabled).foreach { qe =>
-          Violations.report(levels, session, Invariant.PhysicalSchema, Phase.Preparation, plan)(
-            PhysicalSchemaCheck(PlannedQuery.analyzed(qe), qe.sparkPlan, plan, types,
-              outputs))(_ =>
-            PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
-              types))
+            session.sessionState.conf.adaptiveExecutionEnabled).foreach {
+          QueryChecks.ofWholePlan(session, levels, types, _, plan, outputs)
         }
         plan match {
           // A leaf here: its stages, re-plannings and final stage are checked as they come.
@@ -68,8 +47,11 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           case _ =>
             CheckPlanContracts(session, plan, Phase.Preparation, levels)
             // An EXPLAIN statement's plan is shown, never run: it shows the plan Spark made.
+            // Prepared outside any SQL execution, a query's plan was checked without its
+            // QueryExecution: its result's check completes the query's checks when it runs.
             if (!PlannedQuery.explaining(session)) {
-              result = PlaceBatchChecks(plan, session.sessionState.conf, levels, outputs)
+              result = PlaceBatchChecks(plan, session.sessionState.conf, levels, outputs,
+                checksAtExecution = owner.isEmpty)
             }
         }
       }

@@ -21,19 +21,26 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
  * transition. Not placed at all when the check is off. The result's check also holds its rows to
  * the NOT NULL columns its producing operator declares: code generated for the operators that
  * read a column trusts that declaration; not when the plan reads a cache whose NOT NULL is
- * Spark's restatement (CachedNullability).
+ * Spark's restatement (CachedNullability). On a plan prepared outside any SQL execution, the
+ * result's check also completes the query's checks on the driver when the plan runs
+ * (ChecksAtExecution).
  */
 object PlaceBatchChecks {
 
-  /** @param outputs the plan's outputs, read once for all the checks of one plan */
-  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels, outputs: Outputs): SparkPlan =
+  /**
+   * @param outputs the plan's outputs, read once for all the checks of one plan
+   * @param checksAtExecution whether the result's check runs the query's checks when it executes
+   *                          (a plan prepared outside any SQL execution: ChecksAtExecution)
+   */
+  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels, outputs: Outputs,
+      checksAtExecution: Boolean): SparkPlan =
     levels(Invariant.BatchSchema) match {
       case Level.Off => plan
-      case level => place(plan, conf, level == Level.Fail, outputs)
+      case level => place(plan, conf, level == Level.Fail, outputs, checksAtExecution)
     }
 
-  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean, outputs: Outputs)
-      : SparkPlan = {
+  private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean, outputs: Outputs,
+      checksAtExecution: Boolean): SparkPlan = {
     val every = PlanGuardConf.batchSchemaEvery(conf)
     def checked(p: SparkPlan) =
       CheckBatchSchemaExec(p, BatchSampler(p.output, p.getClass, fail, every, notNull = false))
@@ -41,7 +48,8 @@ object PlaceBatchChecks {
       val output = outputs(p)
       if (output.isEmpty) p
       else CheckBatchSchemaExec(p, BatchSampler(output, p.getClass, fail, every,
-        notNull = !CachedNullability.restated(p)))
+        notNull = !CachedNullability.restated(p)),
+        if (checksAtExecution) Some(ChecksAtExecution) else None)
     }
     val inner = if (!PlanGuardConf.batchSchemaAtStages(conf)) plan else plan.transformUp {
       case e: Exchange if !e.child.isInstanceOf[CheckBatchSchemaExec] =>
