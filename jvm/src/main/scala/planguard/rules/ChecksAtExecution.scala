@@ -26,7 +26,8 @@ private[planguard] object ChecksAtExecution extends BeforeFirstTask {
 
   override def apply(result: SparkPlan): Unit =
     if (result.getTagValue(Done).isEmpty) {
-      Option(result.session).flatMap(PlannedQuery.running).filter(runs(_, result)).foreach { qe =>
+      val running = Option(result.session).flatMap(PlannedQuery.owner(result, _))
+      running.filter(runs(_, result)).foreach { qe =>
         val session = qe.sparkSession
         Guarded(session, "ChecksAtExecution") {
           val conf = session.sessionState.conf
@@ -48,12 +49,19 @@ private[planguard] object ChecksAtExecution extends BeforeFirstTask {
   override def toString: String = "ChecksAtExecution"
 
   /**
-   * True when `qe`'s execution runs `result` as its query's result: `result` is its prepared
-   * plan's root, or right under the root limit, tail or top-N that collects through it. Not when
-   * another query reads it (a cached plan, built inside the execution of the query that reads it).
+   * True when `qe`'s execution runs `result` as its query's result: the logical root `result` was
+   * planned from is one of `qe`'s physical plan as planned (its root; a node under it where
+   * preparation dropped a redundant root, or under the root limit that collects through the
+   * check). Only the plan prepared from that query's own plan links there: not another query that
+   * runs inside this execution (a cached plan, built inside the execution of the query that reads
+   * it; a subquery, planned from a plan of its own). A root without a logical link (a rule built it
+   * without copying tags, as a broken rule may) is `qe`'s when it outputs `qe`'s attributes. Then
+   * `qe`'s prepared plan is complete, as it holds `result`: reading it enters no phase still under
+   * way (`owner` gave a `qe` whose physical planning has finished).
    */
-  private def runs(qe: QueryExecution, result: SparkPlan): Boolean = {
-    val root = qe.executedPlan
-    (root eq result) || root.children.exists(_ eq result)
-  }
+  private def runs(qe: QueryExecution, result: SparkPlan): Boolean =
+    PlannedQuery.plannedRoot(result) match {
+      case Some(root) => qe.sparkPlan.exists(_.logicalLink.exists(_ eq root))
+      case None => PlannedQuery.sameOutput(qe.sparkPlan.output, result.output)
+    }
 }

@@ -195,7 +195,7 @@ object PlannedQuery {
   }
 
   /** The QueryExecution of the SQL execution running on this thread. */
-  def running(session: SparkSession): Option[QueryExecution] =
+  private def running(session: SparkSession): Option[QueryExecution] =
     executionId(session).flatMap(id => Option(SQLExecution.getQueryExecution(id)))
 
   private def executionId(session: SparkSession): Option[Long] =
