@@ -35,8 +35,10 @@ private[planguard] object ChecksAtExecution extends BeforeFirstTask {
             (PlanGuardConf.levels(conf), LogicalTypes.of(conf), new Outputs)
           val plan = qe.executedPlan
           Findings.keptOn(PlannedQuery.findingsRoot(plan, Some(qe)), levels) {
-            PlannedQuery.of(plan, Some(qe), session, outputs).filter(_.unchecked).foreach {
-              QueryChecks.ofQuery(session, levels, types, _, plan, outputs)
+            if (!PlannedQuery.checkedWhenPrepared(result)) {
+              PlannedQuery.of(plan, Some(qe), session, outputs).filter(_.unchecked).foreach {
+                QueryChecks.ofQuery(session, levels, types, _, plan, outputs)
+              }
             }
             QueryChecks.ofWholePlan(session, levels, types, qe, plan, outputs)
           }

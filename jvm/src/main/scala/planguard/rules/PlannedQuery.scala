@@ -38,6 +38,15 @@ object PlannedQuery {
   private val Checked = TreeNodeTag[Unit]("planguard.checked")
 
   /**
+   * True when the query whose prepared plan is `plan` was checked where it was prepared: its
+   * planned root is marked. Prepared outside a SQL execution, a query is marked on the root its
+   * prepared plan links to, which is not the planned root when preparation dropped that (a root
+   * sort a window's order gives), where the QueryExecution's planned plan would mark it.
+   */
+  def checkedWhenPrepared(plan: SparkPlan): Boolean =
+    plannedRoot(plan).exists(_.getTagValue(Checked).nonEmpty)
+
+  /**
    * Finds the query that `plan` is the whole physical plan of, given the plan's `owner`. Subquery
    * plans, adaptive stages and other plans prepared inside a query have none of their own: the
    * check of the query they belong to covers its result. The whole plan may have another root
