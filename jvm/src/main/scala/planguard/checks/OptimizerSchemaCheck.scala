@@ -22,7 +22,7 @@ object OptimizerSchemaCheck {
 
   /**
    * The difference between the analyzed and the optimized schema, given the outputs of their
-   * results (ResultPlans.logical), each read once by the caller; empty when the contract holds.
+   * results (ResultPlans.output), each read once by the caller; empty when the contract holds.
    */
   def apply(analyzed: LogicalPlan, analyzedOutput: Seq[Attribute],
       optimizedOutput: Seq[Attribute], types: LogicalTypes): SchemaDiff =
@@ -34,7 +34,7 @@ object OptimizerSchemaCheck {
    */
   def apply(analyzed: LogicalPlan, before: LogicalPlan, after: LogicalPlan,
       types: LogicalTypes): SchemaDiff =
-    compare(analyzed, ResultPlans.logical(before).output, ResultPlans.logical(after).output, types)
+    compare(analyzed, ResultPlans.output(before), ResultPlans.output(after), types)
 
   private def compare(analyzed: LogicalPlan, from: Seq[Attribute], to: Seq[Attribute],
       types: LogicalTypes): SchemaDiff = {

@@ -14,7 +14,7 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
 object PlanningSchemaCheck {
 
   /**
-   * @param optimizedOutput the output of the optimized plan's result (ResultPlans.logical), read
+   * @param optimizedOutput the output of the optimized plan's result (ResultPlans.output), read
    *                        once by the caller
    * @param outputs the physical plans' outputs, read once for all the checks of one plan
    */

@@ -1,11 +1,14 @@
 package planguard.checks
 
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan, Project, SubqueryAlias,
   UnaryNode, View, WithCTE}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.{WriteFiles, WriteFilesExec}
 import org.apache.spark.sql.execution.datasources.v2.WriteToDataSourceV2
 import org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSource
+
+import planguard.shims.WrittenColumns
 
 /** What the schema contracts compare: the plans whose rows a query returns or writes. */
 object ResultPlans {
@@ -17,6 +20,17 @@ object ResultPlans {
   def logical(plan: LogicalPlan): LogicalPlan = plan match {
     case w if writes(w) && w.children.size == 1 => written(w.children.head)
     case _ => plan
+  }
+
+  /**
+   * The columns whose schema the contracts compare: the output of [[logical]], or the columns a
+   * write command writes where they are not all of its query's (WrittenColumns: Spark 3.5's
+   * copy-on-write row-level writes, whose query also reads metadata columns that the optimizer
+   * projects away before the write).
+   */
+  def output(plan: LogicalPlan): Seq[Attribute] = plan match {
+    case WrittenColumns(columns) => columns
+    case _ => logical(plan).output
   }
 
   /**

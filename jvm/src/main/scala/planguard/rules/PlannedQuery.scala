@@ -14,7 +14,7 @@ import planguard.checks.{Outputs, ResultPlans}
 
 /**
  * The plans of a query whose physical plan is being prepared, with the outputs of their results
- * (ResultPlans.logical) read once: Spark derives a projection's or a union's output anew on every
+ * (ResultPlans.output) read once: Spark derives a projection's or a union's output anew on every
  * call, and each of the query's checks reads them.
  *
  * @param planned the physical plan as planned, before preparation, where Spark keeps it
@@ -171,12 +171,10 @@ object PlannedQuery {
     }
   }
 
-  /** The output of `plan`'s result (ResultPlans.logical): `output`, when that is `plan` itself. */
+  /** The output of `plan`'s result (ResultPlans.output): `output`, when that is `plan` itself. */
   private def resultOutput(plan: LogicalPlan, output: => Seq[Attribute])
-      : Seq[Attribute] = {
-    val result = ResultPlans.logical(plan)
-    if (result eq plan) output else result.output
-  }
+      : Seq[Attribute] =
+    if (ResultPlans.logical(plan) eq plan) output else ResultPlans.output(plan)
 
   /**
    * True while an EXPLAIN statement runs: the plans it prepares are shown, never run, and belong
