@@ -1,10 +1,12 @@
-"""The Spark 4.1 side of tests/test_comet.py: one Apache DataFusion Comet session in this process.
+"""The Comet side of tests/test_comet.py: one Apache DataFusion Comet session in this process.
 
-It runs in .cache/venv-spark4.1 (pyspark 4.1.3, which test_comet.py creates), never in the main
-pytest process: Comet 1.2.0 on Maven Central is built for Spark 4.1 (and 3.5), not for the 4.0 of
-the development environment's pyspark, and Spark reads spark.sql.extensions, spark.plugins and
-spark.shuffle.manager once per JVM. planguard's Python package is the one installed in that
-virtualenv; its jar is the 4.1 line's (target/spark-4.1/).
+It runs in the virtualenv of the Spark line test_comet.py runs Comet on (.cache/venv-spark4.1,
+pyspark 4.1.3; with PLANGUARD_COMET_LINE=3.5, .cache/venv-spark3.5, pyspark 3.5.9), which
+test_comet.py creates, never in the main pytest process: Maven Central's Comet is built for Spark
+4.1 (1.2.0) and 3.5 (0.12.0), not for the 4.0 of the development environment's pyspark, and
+Spark reads spark.sql.extensions, spark.plugins and spark.shuffle.manager once per JVM.
+planguard's Python package is the one installed in that virtualenv; its jars are that line's
+(target/spark-<line>/).
 
     python tests/comet_worker.py CONFIG.json OUT.json
 
@@ -44,7 +46,7 @@ COMET_CONFS = {
     "spark.comet.exec.enabled": "true",
     "spark.comet.shuffle.enabled": "true",
 }
-# Test-only rules from the 4.1 tests jar (jvm/src/test/scala/planguard/testing), each off until
+# Test-only rules from the line's tests jar (jvm/src/test/scala/planguard/testing), each off until
 # switched on. They are listed before Comet's extension, so that each breaks the plan Spark
 # prepared and Comet then converts what the rule left, as it would a plan of Spark's own.
 BROKEN = ["planguard.testing.SwapRootColumnsExtension",

@@ -21,6 +21,10 @@ spark.shuffle.manager once per JVM. Everything is prepared once and cached under
   view subqueries); `dev/test full` all 22.
 
 Three processes: Comet alone (the baseline), planguard first, planguard last; at most two at once.
+
+PLANGUARD_COMET_LINE=3.5 runs the same on Spark 3.5 (EMR 7's and Databricks 15.4/16.4's line):
+Comet 0.12.0, its newest release for 3.5, in .cache/venv-spark3.5/ with pyspark 3.5.9 and
+planguard's 3.5 jars (target/spark-3.5/); not in CI (docs/spark-lines-notes.md).
 """
 import json
 import os
@@ -37,12 +41,21 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import corpus  # noqa: E402  (the TPC-H data and queries)
 import sql_corpus  # noqa: E402  (sql_corpus.maven_jar: a jar from Maven Central, fetched once)
 
-COMET_ARTIFACT = "org.apache.datafusion:comet-spark-spark4.1_2.13:1.2.0"
-PYSPARK = "pyspark==4.1.3"  # the 4.1 line's Spark (build.sbt)
-VENV = ROOT / ".cache" / "venv-spark4.1"
-LINE_TARGET = ROOT / "target" / "spark-4.1"
-PLANGUARD_JAR = LINE_TARGET / "planguard-spark4.1_2.13-0.1.0.jar"
-TESTS_JAR = LINE_TARGET / "planguard-tests-spark4.1_2.13.jar"
+# Comet's release, the pyspark (the line's Spark in build.sbt) and Scala of each Spark line that
+# has a Comet on Maven Central: 4.1 (CI, `dev/test`) and 3.5 (PLANGUARD_COMET_LINE=3.5, Comet's
+# newest for Spark 3.5, the line of EMR 7 and Databricks 15.4/16.4).
+# With the name of Comet's Parquet scan there (by default: 1.2.0's native DataFusion scan, 0.12.0's
+# own).
+COMETS = {"4.1": ("org.apache.datafusion:comet-spark-spark4.1_2.13:1.2.0", "pyspark==4.1.3",
+                  "2.13", "CometNativeScan"),
+          "3.5": ("org.apache.datafusion:comet-spark-spark3.5_2.12:0.12.0", "pyspark==3.5.9",
+                  "2.12", "CometScan")}
+LINE = os.environ.get("PLANGUARD_COMET_LINE", "4.1")
+COMET_ARTIFACT, PYSPARK, SCALA, SCAN = COMETS[LINE]
+VENV = ROOT / ".cache" / f"venv-spark{LINE}"
+LINE_TARGET = ROOT / "target" / f"spark-{LINE}"
+PLANGUARD_JAR = LINE_TARGET / f"planguard-spark{LINE}_{SCALA}-0.1.0.jar"
+TESTS_JAR = LINE_TARGET / f"planguard-tests-spark{LINE}_{SCALA}.jar"
 WORKER = ROOT / "tests" / "comet_worker.py"
 COMET = "org.apache.comet.CometSparkSessionExtensions"
 TIMEOUT = 900
@@ -60,7 +73,7 @@ def line_jars() -> None:
     jars = [PLANGUARD_JAR, TESTS_JAR]
     if all(j.exists() and j.stat().st_mtime >= newest for j in jars):
         return
-    subprocess.run([str(ROOT / "dev" / "sbt"), "-Dspark.line=4.1", "package", "Test/package"],
+    subprocess.run([str(ROOT / "dev" / "sbt"), f"-Dspark.line={LINE}", "package", "Test/package"],
                    cwd=ROOT, check=True, timeout=TIMEOUT)
     assert all(j.exists() for j in jars), jars
 
@@ -77,7 +90,7 @@ def venv() -> pathlib.Path:
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps",
                     "--force-reinstall", os.environ.get("PLANGUARD_WHEEL") or str(ROOT)],
                    check=True, timeout=TIMEOUT,
-                   env=dict(os.environ, PLANGUARD_SPARK_LINES="4.1"))
+                   env=dict(os.environ, PLANGUARD_SPARK_LINES=LINE))
     return python
 
 
@@ -144,7 +157,7 @@ def test_comet_runs_the_tpch_queries_natively(runs):
     plan (a query Comet silently left to Spark would have none), and most operators are
     Comet's."""
     baseline = runs["baseline"]
-    assert baseline["spark"].startswith("4.1")
+    assert baseline["spark"].startswith(LINE)
     for aqe in ("aqe-on", "aqe-off"):
         results = baseline[aqe]
         errors = {n: r["rows"] for n, r in results.items() if isinstance(r["rows"], str)}
@@ -155,7 +168,7 @@ def test_comet_runs_the_tpch_queries_natively(runs):
         # AQE on, the plans' stage wrappers (query stages, shuffle reads) are Spark's own.
         assert comet >= (0.6 if aqe == "aqe-on" else 0.85) * total, (comet, total)
         names = set().union(*(r["comet_names"] for r in results.values()))
-        assert {"CometNativeScan", "CometExchange", "CometHashAggregate", "CometProject",
+        assert {SCAN, "CometExchange", "CometHashAggregate", "CometProject",
                 "CometFilter", "CometBroadcastHashJoin"} <= names, names
 
 
