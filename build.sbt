@@ -86,7 +86,7 @@ lazy val planguard = (project in file("."))
     Test / resourceDirectory := baseDirectory.value / "jvm" / "src" / "test" / "resources",
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     // Spark's own test catalogs (Maven Central's `tests` jar): a v2 table with row-level DELETE,
-    // UPDATE and MERGE (InMemoryRowLevelOperationTableCatalog), as Iceberg's and Delta's are.
+    // UPDATE and MERGE (InMemoryRowLevelOperationTableCatalog), as Iceberg's tables have.
     libraryDependencies += ("org.apache.spark" %% "spark-catalyst" % sparkLine.spark % Test)
       .classifier("tests"),
     // One jar per line; the Python build (setup.py) bundles the first, pytest loads the second.

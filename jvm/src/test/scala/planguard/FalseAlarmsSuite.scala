@@ -170,8 +170,8 @@ class FalseAlarmsSuite extends SparkSessions {
     }
 
     // Row-level writes into a v2 table that rewrites whole files (copy-on-write: ReplaceData), as
-    // Iceberg's and Delta's are: Spark 3.5 reads each row's metadata columns beside its data and
-    // projects them out before the write (WrittenColumns); the table of Spark's own tests.
+    // Iceberg's copy-on-write tables do: Spark 3.5 reads each row's metadata columns beside its
+    // data and projects them out before the write (WrittenColumns); the table of Spark's tests.
     test(s"row-level DELETE, UPDATE and MERGE into a copy-on-write table pass, rows as without " +
         s"planguard (adaptive=$adaptive)") {
       val confs = Seq("spark.sql.catalog.rowlevel" ->
