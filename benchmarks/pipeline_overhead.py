@@ -11,7 +11,12 @@ building the pipeline (every step, analysis included); planning the finished Dat
 executed plan (optimization, planning, preparation; nothing runs); and planning it, then reading
 the schema of its result, as every action does before its first row (plan+schema): Spark derives
 the analyzed plan's output once, on first reading (a union's by merging every child's), and
-planguard's checks read it while the query is planned, so an action then finds it derived. The
+planguard's checks read it while the query is planned, so an action then finds it derived.
+Planned outside any SQL execution, as `df.queryExecution.executedPlan` and `explain` plan (the
+default), or with --as-action inside a SQL execution of its own, as `collect`, `count` and writes
+plan before their first task: planguard completes the checks of a plan prepared outside an
+execution when it first runs, so only the second counts every check, and Spark's own per-action
+work too (the plan's description, the events for the UI and listeners). The
 arms take turns at every repetition (one build, one planning and one schema read each), until each
 has spent 100 ms building and 100 ms planning: one planning of a few milliseconds varies more than
 what is measured, and the machine drifts over longer spans.
@@ -32,7 +37,7 @@ queries the JVM has planned before (docs/benchmarks.md, "Cold code"), so the scr
 many plannings the warm-up ran.
 
     python benchmarks/pipeline_overhead.py [--rounds N] [--warmup-seconds W]
-        [--warmup-plannings N] [--only SHAPES]
+        [--warmup-plannings N] [--only SHAPES] [--as-action]
 """
 import argparse
 import math
@@ -72,13 +77,13 @@ def session() -> SparkSession:
 FIGURES = ("build", "plan", "plan+schema")
 
 
-def one_round(timing, sessions, shapes, r: int):
+def one_round(timing, sessions, shapes, r: int, as_action: bool):
     """{shape: [per repetition: [per arm: (build ns, plan ns, plan+schema ns)]]} of one round,
     the arms taking turns at every repetition, the first arm rotating with r."""
     result = {}
     n = len(sessions)
     for shape, size in shapes:
-        times = list(timing.interleaved(sessions, shape, size, r % n))
+        times = list(timing.interleaved(sessions, shape, size, r % n, as_action))
         arm = [times[1 + 3 * j:4 + 3 * j] for j in range(times[0] * n)]
         result[(shape, size)] = [[(b, p, p + s) for b, p, s in arm[i * n:(i + 1) * n]]
                                  for i in range(times[0])]
@@ -123,6 +128,9 @@ def main() -> int:
     parser.add_argument("--only", default="",
                         help="only these shapes, comma-separated: a name part (every size of the "
                              "shapes whose name contains it) or name:size (withColumn:400)")
+    parser.add_argument("--as-action", action="store_true",
+                        help="plan inside a SQL execution, as an action does before its first "
+                             "task (default: outside any, as df.queryExecution and explain do)")
     args = parser.parse_args()
     shapes = [s for s in SHAPES if selected(s, args.only)]
     spark = session()
@@ -131,15 +139,18 @@ def main() -> int:
     again = timing.sessions(spark._jsparkSession)[0]
     sessions = [guarded, plain, again]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, Spark {spark.version}, local[2]")
+          f"{platform.python_version()}, Spark {spark.version}, local[2]; planned "
+          + ("as an action, inside a SQL execution" if args.as_action
+             else "outside any SQL execution"))
 
     deadline, warm, plannings = time.monotonic() + args.warmup_seconds, 0, 0
     while time.monotonic() < deadline or warm == 0:
-        plannings += sum(len(reps) for reps in one_round(timing, sessions, shapes, warm).values())
+        one = one_round(timing, sessions, shapes, warm, args.as_action)
+        plannings += sum(len(reps) for reps in one.values())
         warm += 1
     small = [s for s in SMALL if selected(s, args.only)] if args.warmup_plannings else []
     for shape, size in small:
-        timing.plan(guarded, shape, size, args.warmup_plannings)
+        timing.plan(guarded, shape, size, args.warmup_plannings, args.as_action)
         plannings += args.warmup_plannings
     print(f"warm-up: {warm} rounds, then {args.warmup_plannings} plannings of each of "
           f"{', '.join(f'{s} {n}' for s, n in small) or 'no shape'}: the planguard arm planned "
@@ -147,7 +158,7 @@ def main() -> int:
           "in each arm, the arms taking turns, for at least 100 ms per arm building and "
           "planning\n")
 
-    rounds = [one_round(timing, sessions, shapes, r) for r in range(args.rounds)]
+    rounds = [one_round(timing, sessions, shapes, r, args.as_action) for r in range(args.rounds)]
     print(f"{'shape':16} {'figure':11} {'planguard ms':>13} {'without ms':>11} {'pairs':>6} "
           f"{'ratio [95 % interval]':>22} {'control [95 % interval]':>24} {'per round':>10} "
           f"{'control':>8}")

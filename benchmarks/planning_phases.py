@@ -43,10 +43,10 @@ def main() -> int:
     if args.disabled:
         guarded.conf().set("spark.planguard.enabled", "false")
     mode = jvm.org.apache.spark.sql.execution.CommandExecutionMode.ALL()
-    timing.plan(guarded, "joins", 10, args.warmup_plannings)
+    timing.plan(guarded, "joins", 10, args.warmup_plannings, False)
     arms = [("planguard", guarded), ("without", plain), ("control", again)]
     for _, arm in arms:
-        timing.plan(arm, args.shape, args.size, 20)
+        timing.plan(arm, args.shape, args.size, 20, False)
 
     times = {name: [] for name, _ in arms}
     for r in range(args.reps):

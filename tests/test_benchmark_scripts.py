@@ -8,32 +8,46 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def test_pipeline_overhead_runs_one_round_of_two_joins():
+def run(script: str, *args: str) -> str:
+    """The script's output; it must succeed."""
     result = subprocess.run(
-        [sys.executable, "benchmarks/pipeline_overhead.py", "--rounds", "1",
-         "--warmup-seconds", "0", "--warmup-plannings", "2", "--only", "joins:10,joins:40"],
+        [sys.executable, f"benchmarks/{script}", *args],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
         env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
     assert result.returncode == 0, result.stderr[-3000:]
-    # The warm-up plans the small shapes --only selects, and no other.
-    assert "then 2 plannings of each of joins 10:" in result.stdout
-    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("joins")]
-    assert [(r[1], r[2]) for r in rows] == [(n, f) for n in ("10", "40")
-                                            for f in ("build", "plan", "plan+schema")]
+    return result.stdout
+
+
+def pipeline_rows(output: str):
+    """The figures' rows, split: shape, size, figure, ms, ms, pairs, ratio, ..."""
+    rows = [line.split() for line in output.splitlines() if line.startswith("joins")]
     assert all(int(r[5]) > 0 and float(r[6]) > 0 for r in rows)  # pairs and a ratio per figure
-    assert "highest ratio: building" in result.stdout
+    return rows
+
+
+def test_pipeline_overhead_runs_one_round_of_two_joins():
+    output = run("pipeline_overhead.py", "--rounds", "1", "--warmup-seconds", "0",
+                 "--warmup-plannings", "2", "--only", "joins:10,joins:40")
+    # The warm-up plans the small shapes --only selects, and no other.
+    assert "then 2 plannings of each of joins 10:" in output
+    assert "planned outside any SQL execution" in output
+    assert [(r[1], r[2]) for r in pipeline_rows(output)] == [
+        (n, f) for n in ("10", "40") for f in ("build", "plan", "plan+schema")]
+    assert "highest ratio: building" in output
+
+
+def test_pipeline_overhead_plans_as_an_action():
+    output = run("pipeline_overhead.py", "--rounds", "1", "--warmup-seconds", "0",
+                 "--warmup-plannings", "2", "--only", "joins:10", "--as-action")
+    assert "planned as an action, inside a SQL execution" in output
+    assert [r[2] for r in pipeline_rows(output)] == ["build", "plan", "plan+schema"]
 
 
 def test_planning_phases_runs_a_few_plannings():
-    result = subprocess.run(
-        [sys.executable, "benchmarks/planning_phases.py", "--reps", "2", "--warmup-plannings",
-         "1"],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
-        env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
-    assert result.returncode == 0, result.stderr[-3000:]
-    steps = [line.split()[0] for line in result.stdout.splitlines()
+    output = run("planning_phases.py", "--reps", "2", "--warmup-plannings", "1")
+    steps = [line.split()[0] for line in output.splitlines()
              if line and line.split()[0] in ("analyzed", "normalized", "withCachedData",
                                              "optimizedPlan", "sparkPlan", "executedPlan")]
     assert steps == ["analyzed", "normalized", "withCachedData", "optimizedPlan", "sparkPlan",
                      "executedPlan"]
-    assert "ratio " in result.stdout
+    assert "ratio " in output
