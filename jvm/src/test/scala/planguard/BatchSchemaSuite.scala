@@ -3,7 +3,7 @@ package planguard
 import java.nio.file.Files
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.execution.{CollectLimitExec, SparkPlan}
+import org.apache.spark.sql.execution.{CollectLimitExec, FormattedMode, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.functions.{col, sum}
 
@@ -155,6 +155,20 @@ class BatchSchemaSuite extends SparkSessions {
       df.collect()
       assert(finalPlan(df).isInstanceOf[CollectLimitExec])
       assert(finalPlan(df).children.head.isInstanceOf[CheckBatchSchemaExec])
+    }
+  }
+
+  for (adaptive <- adaptiveModes) {
+    // The description Spark's UI shows of every SQL execution is EXPLAIN FORMATTED's.
+    test(s"EXPLAIN FORMATTED shows a check's sample and level, its input as placed " +
+      s"(adaptive=$adaptive)") {
+      val spark = session(Seq(planguard), adaptive, "spark.planguard.batchSchema.every" -> "7")
+      val df = spark.range(3).union(spark.range(2)).selectExpr("id AS x")
+      df.collect()
+      val described = df.queryExecution.explainString(FormattedMode)
+      val check = """\(\d+\) CheckBatchSchema\nInput \[1\]: \[x#\d+L\]\nArguments: (.*)\n""".r
+      assert(check.findFirstMatchIn(described).map(_.group(1)).contains("every 7, fail"),
+        described)
     }
   }
 
