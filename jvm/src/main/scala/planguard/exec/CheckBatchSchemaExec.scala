@@ -57,12 +57,12 @@ final case class CheckBatchSchemaExec(child: SparkPlan, sampler: BatchSampler,
   // reuses its join's broadcast).
   override protected def doCanonicalize(): SparkPlan = child.canonicalized
 
-  override def simpleString(maxFields: Int): String =
-    s"$nodeName (every ${sampler.every}, ${if (sampler.fail) "fail" else "warn"})"
-
   // What EXPLAIN shows of the check: how often and at what level, not the sampler's fields.
-  override protected def stringArgs: Iterator[Any] =
-    Iterator(s"every ${sampler.every}", if (sampler.fail) "fail" else "warn") ++ beforeFirstTask
+  private def sampling: String = s"every ${sampler.every}, ${if (sampler.fail) "fail" else "warn"}"
+
+  override def simpleString(maxFields: Int): String = s"$nodeName ($sampling)"
+
+  override protected def stringArgs: Iterator[Any] = Iterator(sampling) ++ beforeFirstTask
 
   // EXPLAIN FORMATTED, and the plan description of every SQL execution in Spark's UI: the input
   // is the output the check was placed with. Spark's default reads the child's output again,
