@@ -336,3 +336,36 @@ def test_a_failing_check_commits_nothing_to_a_delta_table(spark, adaptive, conf)
     assert spark.sql(f"DESCRIBE HISTORY {name}").count() == versions
     assert [tuple(r) for r in spark.table(name).collect()] == [(1, 2)]
     spark.sql(f"DROP TABLE {name}")
+
+
+def strict_schema():
+    from pyspark.sql.types import LongType, StructField, StructType
+    return StructType([StructField("k", LongType(), False), StructField("v", LongType(), True)])
+
+
+def test_rows_with_nulls_in_a_not_null_column_are_stopped(spark, adaptive, warnings):
+    # createDataFrame(verifySchema=False) trusts the rows: without planguard, Spark reads each
+    # null of `k` as 0 (grouped, cached or not).
+    rows = [(1, 1), (None, 2), (1, 3), (None, 4)]
+    df = spark.createDataFrame(rows, strict_schema(), verifySchema=False)
+    for query in (df, df.groupBy("k").count(), df.cache().groupBy("k").count()):
+        with pytest.raises(planguard.InvariantViolation) as caught:
+            query.collect()
+        assert caught.value.invariant == "BATCH_SCHEMA"
+        assert "#0 k: a null in a column the operator declares NOT NULL" in str(caught.value)
+    df.unpersist()
+    assert warnings() == []
+
+
+def test_a_python_function_returning_null_in_a_not_null_column_is_stopped(spark, adaptive):
+    # Spark turns the function's rows into unsafe rows of its declared schema: a null in `k`
+    # would come back as 0.
+    def produce(frames):
+        for frame in frames:
+            yield frame.assign(k=None)
+
+    df = spark.range(4).selectExpr("id AS k", "id AS v").mapInPandas(produce, strict_schema())
+    with pytest.raises(planguard.InvariantViolation) as caught:
+        df.groupBy("k").count().collect()
+    assert caught.value.invariant == "BATCH_SCHEMA"
+    assert "MapInPandas" in caught.value.rule

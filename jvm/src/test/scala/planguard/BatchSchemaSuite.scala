@@ -32,22 +32,28 @@ class BatchSchemaSuite extends SparkSessions {
     finalPlan(df).collect { case c: CheckBatchSchemaExec => c }
 
   for ((order, extensions) <- orders(new NotNullClaimExtension); adaptive <- adaptiveModes) {
+    // The plan's claim is caught before any row (OPERATOR_CONTRACT, NotNullSuite); with that
+    // check off, the rows show it.
     test(s"a null where the result's operator declares NOT NULL fails the query " +
       s"($order, adaptive=$adaptive)") {
       val spark = session(extensions, adaptive)
       val df = spark.range(3).selectExpr("CAST(NULL AS INT) AS a", "id AS b")
-      val e = violation(intercept[Exception](df.collect())).get
+      val claim = violation(intercept[Exception](df.collect())).get
+      assert(claim.invariantId == "OPERATOR_CONTRACT" && claim.phase == "preparation")
+      assert(claim.getMessage.contains("a#"), claim.getMessage)
+      spark.conf.set("spark.planguard.check.OPERATOR_CONTRACT", "off")
+      val e = violation(intercept[Exception](spark.range(3)
+        .selectExpr("CAST(NULL AS INT) AS a", "id AS b").collect())).get
       assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution")
       assert(e.ruleName == "operator NotNullClaim (planguard.testing.NotNullClaimExec)")
       assert(e.getMessage.contains("#0 a: a null in a column the operator declares NOT NULL"),
         e.getMessage)
     }
 
-    // A cache read is held to the NOT NULL of its reading operators: only a declaration Spark
-    // restates from the analyzed query is not (CachedNullability).
     test(s"a null where an operator over a cache read declares NOT NULL fails the query " +
       s"($order, adaptive=$adaptive)") {
-      val spark = session(extensions, adaptive)
+      val spark = session(extensions, adaptive,
+        "spark.planguard.check.OPERATOR_CONTRACT" -> "off")
       spark.conf.set("planguard.testing.NotNullClaimExec", "false")
       val cached = spark.range(3).selectExpr("CAST(NULL AS INT) AS a", "id AS b").cache()
       assert(cached.count() == 3)
@@ -111,9 +117,15 @@ class BatchSchemaSuite extends SparkSessions {
     assert(e.map(_.invariantId).contains("BATCH_SCHEMA"))
     assert(e.get.getMessage.contains("#0 a: vector type INT -> BIGINT"))
     assert(e.get.ruleName == "operator LongVectors (planguard.testing.LongVectorsExec)")
-    // At the root, only rows are seen: Spark fails later, and not with the contract's name.
+    // At the root too: batches whose columns are declared NOT NULL enter row code checked.
     spark.conf.set("spark.planguard.batchSchema.scope", "root")
-    val late = intercept[Exception](spark.range(5).selectExpr("cast(id as int) as a").collect())
+    val entered = violation(intercept[Exception](
+      spark.range(5).selectExpr("cast(id as int) as a").collect()))
+    assert(entered.exists(_.getMessage.contains("#0 a: vector type INT -> BIGINT")), entered)
+    // A nullable column's batches are not an entry's: only rows are seen at the root, and Spark
+    // fails later, not with the contract's name.
+    val late = intercept[Exception](
+      spark.range(5).selectExpr("cast(IF(id > 9, NULL, id) as int) as a").collect())
     assert(violation(late).isEmpty)
   }
 

@@ -138,10 +138,12 @@ class FalseAlarmsSuite extends SparkSessions {
       val warehouse = Files.createTempDirectory("planguard-false-alarms")
       val confs = Seq("spark.sql.warehouse.dir" -> warehouse.toString,
         "spark.sql.catalog.described" -> "planguard.testing.DescribedMetadataCatalog")
-      // Among them `uniform(0, NULL, 0)`: the read of its cache declares the analyzed plan's
-      // NOT NULL, the cached rows are the optimized plan's, with a null.
+      // But `uniform(0, NULL, 0)`: the read of its cache declares the analyzed plan's NOT NULL,
+      // the cached rows are the optimized plan's, with a null, which Spark turns into 0.0 as
+      // soon as an operator reads it: caught where the cache is read (NotNullSuite).
       val queries = classes.flatMap(_._2)
         .filter(s => s.startsWith("SELECT") || s.startsWith("WITH"))
+        .filterNot(_.contains("uniform(0, NULL, 0)"))
       // A query's rows, collected from the plan prepared before (the query's checks completed
       // as it runs: ChecksAtExecution), and its cached rows; None where Spark refuses to cache
       // it (two columns of one name).

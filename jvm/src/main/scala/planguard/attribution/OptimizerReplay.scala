@@ -5,6 +5,7 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.{Rule, RuleExecutor}
+import org.apache.spark.sql.planguard.CachedData
 
 import planguard.checks.MicroBatchV1Write
 import planguard.errors.InvariantViolation
@@ -12,7 +13,8 @@ import planguard.errors.InvariantViolation
 /**
  * Names the rule that broke a contract between the analyzed and the optimized plan by replaying,
  * rule by rule, what Spark runs between them — the plan normalization rules extensions inject,
- * then the optimizer's batches — and checking after each one. Runs only after a violation was
+ * the session's cached queries put in place, then the optimizer's batches — and checking after
+ * each one. Runs only after a violation was
  * found, so the happy path pays nothing.
  */
 object OptimizerReplay {
@@ -29,8 +31,8 @@ object OptimizerReplay {
         .filterNot(_.isInstanceOf[CheckOnly])
         .find { rule => plan = rule(plan); broken(plan) }
       normalization.map(rule => s"${rule.ruleName} (${InvariantViolation.NormalizationRule})")
-        .orElse(replay(session.sessionState.optimizer, MicroBatchV1Write.optimizerInput(plan),
-          broken))
+        .orElse(replay(session.sessionState.optimizer,
+          MicroBatchV1Write.optimizerInput(CachedData.use(session, plan)), broken))
     } catch { case NonFatal(_) => None }
 
   /**

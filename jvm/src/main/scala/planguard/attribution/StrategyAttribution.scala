@@ -16,15 +16,19 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  */
 object StrategyAttribution {
 
-  def strategyOf(session: SparkSession, physical: SparkPlan): Option[String] = {
-    val types = LogicalTypes.of(session.sessionState.conf)
-    deepestDeparture(physical, None, types).flatMap { logical =>
-      session.sessionState.planner.strategies.find { strategy =>
-        try strategy(logical).nonEmpty catch { case NonFatal(_) => false }
-      }.map(s => s"${s.getClass.getName.stripSuffix("$")} (planner strategy, planning " +
-        s"${logical.nodeName})")
-    }
-  }
+  def strategyOf(session: SparkSession, physical: SparkPlan): Option[String] =
+    deepestDeparture(physical, None, LogicalTypes.of(session.sessionState.conf))
+      .flatMap(planning(session, _))
+
+  /** The strategy that planned `op`, a physical operator: the one that plans its logical link. */
+  def strategyPlanning(session: SparkSession, op: SparkPlan): Option[String] =
+    op.logicalLink.flatMap(planning(session, _))
+
+  private def planning(session: SparkSession, logical: LogicalPlan): Option[String] =
+    session.sessionState.planner.strategies.find { strategy =>
+      try strategy(logical).nonEmpty catch { case NonFatal(_) => false }
+    }.map(s => s"${s.getClass.getName.stripSuffix("$")} (planner strategy, planning " +
+      s"${logical.nodeName})")
 
   /**
    * A strategy plans one logical node into a few physical ones, each linked to it; the top-most

@@ -15,7 +15,7 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  */
 object BatchSchemaCheck {
 
-  def row(expected: StructType, row: InternalRow, promised: Seq[Int]): SchemaDiff = {
+  def row(expected: StructType, row: InternalRow, promised: Array[Int]): SchemaDiff = {
     val numFields = row.numFields
     val differences =
       if (numFields == expected.length) nulls(expected, promised, i => row.isNullAt(i))
@@ -25,7 +25,7 @@ object BatchSchemaCheck {
       carried(expected, numFields, _ => None))
   }
 
-  def batch(expected: StructType, batch: ColumnarBatch, promised: Seq[Int]): SchemaDiff = {
+  def batch(expected: StructType, batch: ColumnarBatch, promised: Array[Int]): SchemaDiff = {
     val n = batch.numCols()
     val types = (i: Int) => Some(batch.column(i).dataType())
     val differences = (if (n == expected.length) nulls(expected, promised,
@@ -41,9 +41,9 @@ object BatchSchemaCheck {
       carried(expected, n, types))
   }
 
-  private def nulls(expected: StructType, promised: Seq[Int], isNull: Int => Boolean)
+  private def nulls(expected: StructType, promised: Array[Int], isNull: Int => Boolean)
       : Seq[String] =
-    promised.filter(isNull).map { i =>
+    promised.toSeq.filter(isNull).map { i =>
       s"#$i ${expected(i).name}: a null in a column the operator declares NOT NULL"
     }
 

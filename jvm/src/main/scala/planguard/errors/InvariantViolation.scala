@@ -83,7 +83,10 @@ object InvariantViolation {
     case Invariant.BatchSchema =>
       "a physical operator declares one schema and produces another, so the operators above " +
         "it read the wrong columns: fix the operator named by Rule (or the extension that plans " +
-        "it), or leave it out of the plan; to let queries run while you investigate, set " +
+        "it), or leave it out of the plan; where Rule names data (a DataFrame's rows, a cache, a " +
+        "scan, a Python function's output), make the data match the schema it is declared with " +
+        "(declare the column nullable, or fill its nulls; PySpark's createDataFrame checks rows " +
+        "with verifySchema=True); to let queries run while you investigate, set " +
         "spark.planguard.check.BATCH_SCHEMA=warn."
     case Invariant.Distribution =>
       "the operator reads input that is not partitioned or sorted as it requires, and so " +

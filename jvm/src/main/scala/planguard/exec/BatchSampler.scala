@@ -21,32 +21,49 @@ import planguard.schema.SchemaDiff
  * @param producer the class of the operator that produced the rows or batches, for the report
  * @param notNull whether the columns the producing operator declares NOT NULL must hold no null
  *                (a query's result's)
+ * @param entry whether the rows enter row code from something that cannot prove their NOT NULL
+ *              columns (a DataFrame's data, a cache, a data source's or a plugin's batches, a
+ *              Python function's output): those columns are checked on every row and batch, as
+ *              the code reading them trusts each one; the rest is sampled
  */
 final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: Boolean,
-    every: Int, notNull: Boolean) {
+    every: Int, notNull: Boolean, entry: Boolean = false) {
 
   // Both built where the check runs, not while the query is planned.
   @transient private lazy val schema: StructType = DataTypeUtils.fromAttributes(output)
   /** The positions of the columns that must hold no null. */
-  @transient private lazy val promised: Seq[Int] =
-    if (notNull) schema.fields.indices.filterNot(schema(_).nullable) else Nil
+  @transient private lazy val promised: Array[Int] =
+    if (notNull || entry) schema.fields.indices.filterNot(schema(_).nullable).toArray
+    else Array.empty
+
+  /** Whether this check stands for `a`'s NOT NULL: it checks it on every row and batch. */
+  def provesNotNull(a: Attribute): Boolean =
+    entry && output.exists(o => o.exprId == a.exprId && !o.nullable)
 
   def rows(rows: Iterator[InternalRow]): Iterator[InternalRow] =
-    sampled(rows)(r => BatchSchemaCheck.row(schema, r, promised))
+    sampled(rows)(r => BatchSchemaCheck.row(schema, r, promised))(r =>
+      promised.exists(i => i < r.numFields && r.isNullAt(i)))
 
   def batches(batches: Iterator[ColumnarBatch]): Iterator[ColumnarBatch] =
-    sampled(batches)(b => BatchSchemaCheck.batch(schema, b, promised))
+    sampled(batches)(b => BatchSchemaCheck.batch(schema, b, promised))(b =>
+      promised.exists(i => i < b.numCols() && b.column(i).hasNull))
 
   def all(rows: Array[InternalRow]): Array[InternalRow] = {
     this.rows(rows.iterator).foreach(_ => ())
     rows
   }
 
-  private def sampled[T](items: Iterator[T])(diff: T => SchemaDiff): Iterator[T] = {
+  /**
+   * Every `every`th item checked in full (`diff`); at an entry, every other item checked for a
+   * null in a NOT NULL column (`hasNull`, a bit test per column) and, when it has one, in full.
+   */
+  private def sampled[T](items: Iterator[T])(diff: T => SchemaDiff)(hasNull: T => Boolean)
+      : Iterator[T] = {
+    val nullsEach = entry && promised.nonEmpty
     var left = 0
     var reported = false
     items.map { item =>
-      if (left == 0) {
+      if (left == 0 || (nullsEach && hasNull(item))) {
         left = every
         val found = diff(item)
         if (!found.isEmpty && !reported) {

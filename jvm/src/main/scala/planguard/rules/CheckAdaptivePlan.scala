@@ -7,6 +7,7 @@ import org.apache.spark.sql.execution.adaptive.QueryStageExec
 
 import planguard.attribution.{CheckOnly, OptimizerReplay, PhysicalAttribution}
 import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck}
+import planguard.claims.ClaimsCheck
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Phase}
 import planguard.report.{Findings, Guarded, Violations}
@@ -55,6 +56,14 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
                   !OptimizerSchemaCheck(analyzed, qe.optimizedPlan, p, types).isEmpty
                 }
               }
+              // What the optimized plan claims already was reported where it was made.
+              val claims = ClaimsCheck.newClaims(qe.optimizedPlan, types)
+              Violations.report(levels, session, Invariant.OptimizerSchema,
+                Phase.AdaptiveReoptimization, logical)(claims(logical)) { _ =>
+                OptimizerReplay.firstBreakingOf(
+                  session.sessionState.adaptiveRulesHolder.runtimeOptimizerRules,
+                  qe.optimizedPlan, "adaptive runtime optimizer rule")(!claims(_).isEmpty)
+              }
             }
             Violations.report(levels, session, Invariant.PhysicalSchema,
               Phase.AdaptiveReoptimization, plan)(
@@ -63,7 +72,9 @@ final case class CheckAdaptivePlan(session: SparkSession) extends Rule[SparkPlan
               PhysicalAttribution.ruleOf(session, PlannedQuery.analyzed(qe), qe.sparkPlan, plan,
                 types))
           }
-          if (contracts) CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels)
+          if (contracts) {
+            CheckPlanContracts(session, plan, Phase.AdaptiveReoptimization, levels, types, owner)
+          }
         }
       }
     }

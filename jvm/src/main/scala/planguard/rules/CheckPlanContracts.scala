@@ -1,19 +1,23 @@
 package planguard.rules
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 
 import planguard.attribution.PreparationReplay
 import planguard.checks.{DeepestDeparture, DistributionCheck, OperatorContractCheck}
+import planguard.claims.{Baseline, ClaimsCheck}
 import planguard.conf.Levels
 import planguard.contract.{Departure, Invariant, Level}
 import planguard.report.Violations
+import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
  * DISTRIBUTION and OPERATOR_CONTRACT, on any prepared physical plan: a query's, a subquery's, an
  * adaptive re-planning or an adaptive stage. Both hold of a plan alone, whatever query it belongs
- * to, so every plan Spark prepares is checked, both in one walk. The rule that broke one is named
- * by replaying the preparation of the running query's planned plan.
+ * to, so every plan Spark prepares is checked, both in one walk; and, under OPERATOR_CONTRACT,
+ * what the plan's operators declare without backing (ClaimsCheck), read against the owner's
+ * optimized plan, but for what its planned plan declares already (PLANNING_SCHEMA's). The rule
+ * that broke one is named by replaying the preparation of the running query's planned plan.
  */
 object CheckPlanContracts {
 
@@ -24,7 +28,8 @@ object CheckPlanContracts {
     Contract(Invariant.Distribution, DistributionCheck.requirements, DistributionCheck(_)),
     Contract(Invariant.OperatorContract, OperatorContractCheck.contract, OperatorContractCheck(_)))
 
-  def apply(session: SparkSession, plan: SparkPlan, phase: String, levels: Levels): Unit = {
+  def apply(session: SparkSession, plan: SparkPlan, phase: String, levels: Levels,
+      types: LogicalTypes, owner: Option[QueryExecution]): Unit = {
     val checked = contracts.filter(c => levels(c.invariant) != Level.Off)
     if (checked.nonEmpty) {
       val found = DeepestDeparture.each(plan, checked.map(_.ofOperator))
@@ -32,9 +37,15 @@ object CheckPlanContracts {
       while (i < checked.length) {
         val contract = checked(i)
         Violations.report(levels, session, contract.invariant, phase, plan)(found(i))(_ =>
-          culprit(session, plan)(!contract.ofPlan(_).isEmpty))
+          lastBreaking(session, owner)(!contract.ofPlan(_).isEmpty))
         i += 1
       }
+    }
+    if (levels(Invariant.OperatorContract) != Level.Off) {
+      val claims = new Claims(plan, owner, types)
+      Violations.report(levels, session, Invariant.OperatorContract, phase, plan)(claims.newIn(
+        plan))(_ => owner.flatMap(qe => PreparationReplay.firstBreakingRule(session,
+          qe.sparkPlan)(!claims.newIn(_).isEmpty)))
     }
   }
 
@@ -42,9 +53,25 @@ object CheckPlanContracts {
    * Preparation establishes distributions (EnsureRequirements): the culprit is the last rule after
    * which the replayed plan breaks the contract again.
    */
-  private def culprit(session: SparkSession, plan: SparkPlan)(
+  private def lastBreaking(session: SparkSession, owner: Option[QueryExecution])(
       broken: SparkPlan => Boolean): Option[String] =
-    PlannedQuery.owner(plan, session).flatMap { qe =>
-      PreparationReplay.lastBreakingRule(session, qe.sparkPlan)(broken)
+    owner.flatMap(qe => PreparationReplay.lastBreakingRule(session, qe.sparkPlan)(broken))
+
+  /**
+   * What a prepared plan claims without backing, read against its owner's optimized plan (or, with
+   * no owner, the optimized plan it was planned from), leaving out what the owner's planned plan
+   * claims already: planning's claims are PLANNING_SCHEMA's, reported once.
+   */
+  private final class Claims(plan: SparkPlan, owner: Option[QueryExecution],
+      types: LogicalTypes) {
+    private val baseline =
+      new Baseline(owner.map(_.optimizedPlan).orElse(plan.logicalLink).toSeq)
+    private lazy val planned: Set[String] = owner.fold(Set.empty[String])(qe =>
+      ClaimsCheck(qe.sparkPlan, baseline, types).differences.toSet)
+
+    def newIn(p: SparkPlan): SchemaDiff = {
+      val found = ClaimsCheck(p, baseline, types)
+      if (found.isEmpty || found.differences.forall(planned.contains)) SchemaDiff.Holds else found
     }
+  }
 }

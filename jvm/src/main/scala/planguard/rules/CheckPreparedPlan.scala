@@ -45,7 +45,7 @@ final case class CheckPreparedPlan(session: SparkSession) extends Rule[SparkPlan
           // A leaf here: its stages, re-plannings and final stage are checked as they come.
           case _: AdaptiveSparkPlanExec =>
           case _ =>
-            CheckPlanContracts(session, plan, Phase.Preparation, levels)
+            CheckPlanContracts(session, plan, Phase.Preparation, levels, types, owner)
             // An EXPLAIN statement's plan is shown, never run: it shows the plan Spark made.
             // Prepared outside any SQL execution, a query's plan was checked without its
             // QueryExecution: its result's check completes the query's checks when it runs.

@@ -4,8 +4,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 
 import planguard.attribution.{OptimizerReplay, PhysicalAttribution, StrategyAttribution}
-import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck,
+import planguard.checks.{LocalRows, OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck,
   PlanningSchemaCheck, UniqueFieldCheck}
+import planguard.claims.{Baseline, ClaimsCheck}
 import planguard.conf.Levels
 import planguard.contract.{Invariant, Phase}
 import planguard.report.Violations
@@ -36,11 +37,28 @@ private[planguard] object QueryChecks {
       OptimizerReplay.firstBreakingRule(session, query.analyzed)(
         !OptimizerSchemaCheck(query.analyzed, query.analyzed, _, types).isEmpty)
     }
+    val analyzed = new Baseline(Seq(query.analyzed))
+    Violations.report(levels, session, Invariant.OptimizerSchema, Phase.Optimization,
+      query.optimized)(ClaimsCheck(query.optimized, analyzed, types)) { _ =>
+      OptimizerReplay.firstBreakingRule(session, query.analyzed)(
+        !ClaimsCheck(_, analyzed, types).isEmpty)
+    }
     val planned = query.planned.getOrElse(plan)
     Violations.report(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
       planned)(
       PlanningSchemaCheck(query.optimized, query.optimizedOutput, planned, types, outputs))(_ =>
       StrategyAttribution.strategyOf(session, planned))
+    // Planning's claims are read in the plan as planned, before preparation: a prepared plan's
+    // are OPERATOR_CONTRACT's (CheckPlanContracts).
+    query.planned.foreach { planned =>
+      val optimized = new Baseline(Seq(query.optimized))
+      Violations.report(levels, session, Invariant.PlanningSchema, Phase.PhysicalPlanning,
+        planned)(ClaimsCheck(planned, optimized, types))(_ =>
+        ClaimsCheck.deepestClaimed(planned, optimized, types)
+          .flatMap(StrategyAttribution.strategyPlanning(session, _)))
+    }
+    Violations.report(levels, session, Invariant.BatchSchema, Phase.Analysis, query.analyzed)(
+      LocalRows(query.analyzed))(LocalRows.culprit)
     query.markChecked()
   }
 

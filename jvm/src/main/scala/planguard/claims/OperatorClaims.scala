@@ -1,0 +1,194 @@
+package planguard.claims
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, ExplodeBase, Expression,
+  Generator}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Complete, Final}
+import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftSemi, QueryPlan}
+import org.apache.spark.sql.catalyst.plans.logical.{Expand, Filter, Generate, Intersect, Join,
+  LocalRelation, OneRowRelation, Range, Union}
+import org.apache.spark.sql.execution.{ExpandExec, FilterExec, GenerateExec, LocalTableScanExec,
+  RangeExec, RDDScanExec, SparkPlan, UnionExec}
+import org.apache.spark.sql.execution.adaptive.{LogicalQueryStage, QueryStageExec}
+import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
+import org.apache.spark.sql.execution.columnar.{InMemoryRelation, InMemoryTableScanExec}
+import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation,
+  DataSourceV2ScanExecBase, DataSourceV2ScanRelation}
+import org.apache.spark.sql.execution.exchange.ReusedExchangeExec
+import org.apache.spark.sql.execution.joins.{BaseJoinExec, HashJoin, SortMergeJoinExec}
+import org.apache.spark.sql.execution.LogicalRDD
+import org.apache.spark.sql.types.StructField
+
+import planguard.exec.CheckBatchSchemaExec
+import planguard.schema.LogicalTypes
+
+/**
+ * What one operator, logical or physical, declares without backing (docs/invariants.md, "A NOT
+ * NULL is proved where it appears"):
+ *
+ *  - a column it passes on from a child (the same expression id) declared NOT NULL, or with
+ *    NOT NULL fields, where the child's is nullable, unless the operator rejects its nulls: a
+ *    filter or an inner or semi join whose condition (or equi-join key) is null when it is null
+ *    (NullRejection), an INTERSECT whose other side is NOT NULL there, a union all of whose
+ *    children are, an expand all of whose projections are;
+ *  - a column it makes declared NOT NULL where what makes it is nullable: an expand's projections,
+ *    a generator's elements (or an outer generate's padding), an aggregate function's result;
+ *  - a leaf's column declared NOT NULL where the plan before declared it nullable, unless the
+ *    leaf's own rows show it (a local relation's); the columns of cached, RDD and data source
+ *    scans are the data's, checked on their rows as they enter row code (BATCH_SCHEMA);
+ *  - in its expressions, what ExpressionClaims finds.
+ *
+ * A NOT NULL the plan before held for the same column is no new claim (Baseline). Spark's own
+ * operators derive their output from their children, but for FilterExec (which tightens it: its
+ * proof is checked) and those whose output is a constructor argument (checked as above);
+ * another extension's operators are held to the pass-through rule, proved through the logical
+ * operator they were planned from.
+ */
+private[claims] object OperatorClaims {
+
+  def apply(op: QueryPlan[_], baseline: Baseline, types: LogicalTypes): Seq[Claim] = {
+    val found = mutable.LinkedHashMap.empty[String, Claim]
+    def claim(c: Claim): Unit = if (!found.contains(c.column)) found(c.column) = c
+    val producers = new Producers(op)
+    if (op.children.isEmpty) leaf(op, baseline).foreach(claim)
+    else {
+      passedOn(op, producers, baseline).foreach(claim)
+      made(op).foreach(claim)
+    }
+    val expressions = new ExpressionClaims(producers, baseline, types, claim)
+    op.expressions.foreach(expressions(_))
+    found.values.toSeq
+  }
+
+  private def passedOn(op: QueryPlan[_], producers: Producers, baseline: Baseline): Seq[Claim] =
+    op.output.zipWithIndex.flatMap { case (o, i) =>
+      val p = producers(o.exprId)
+      if (p == null || LogicalTypes.Exact.conforms(o.dataType, p.dataType) &&
+          (o.nullable || !p.nullable)) {
+        None
+      } else if (!LogicalTypes.Exact.conforms(LogicalTypes.asNullable(o.dataType),
+          LogicalTypes.asNullable(p.dataType))) {
+        Some(Claim(column(o), field(p), field(o),
+          s"declares type ${o.dataType.sql} for the column its child outputs as ${p.dataType.sql}"))
+      } else if (proved(op, o, i) || baseline.holds(o)) None
+      else Some(Claim(column(o), field(p), field(o), "declares NOT NULL a column its child " +
+        "declares nullable, and rejects none of its nulls"))
+    }
+
+  /** Whether `op` itself makes its `i`th column `o` hold no null. */
+  private def proved(op: QueryPlan[_], o: Attribute, i: Int): Boolean = op match {
+    case f: Filter => NullRejection.of(f.condition).contains(o)
+    case f: FilterExec => NullRejection.of(f.condition).contains(o)
+    case j: Join if rejectsUnmatched(j.joinType) =>
+      j.condition.exists(NullRejection.of(_).contains(o))
+    case j: BaseJoinExec if rejectsUnmatched(j.joinType) =>
+      j.condition.exists(NullRejection.of(_).contains(o)) || (j match {
+        case _: HashJoin | _: SortMergeJoinExec =>
+          NullRejection.ofKeys(j.leftKeys ++ j.rightKeys).contains(o)
+        case _ => false
+      })
+    case s: Intersect => !s.left.output(i).nullable || !s.right.output(i).nullable
+    case u: Union => u.children.forall(c => i < c.output.length && !c.output(i).nullable)
+    case u: UnionExec => u.children.forall(c => i < c.output.length && !c.output(i).nullable)
+    case e: Expand => e.projections.forall(p => i < p.length && !p(i).nullable)
+    case e: ExpandExec => e.projections.forall(p => i < p.length && !p(i).nullable)
+    // planguard's own check proves what it checks on every row (PlaceBatchChecks' entries).
+    case c: CheckBatchSchemaExec => c.sampler.provesNotNull(o)
+    case p: SparkPlan if !spark(p) => p.logicalLink.exists(l => l != op && proved(l, o, i))
+    case _ => false
+  }
+
+  private def rejectsUnmatched(joinType: JoinType) =
+    joinType match {
+      case _: InnerLike | LeftSemi => true
+      case _ => false
+    }
+
+  /** The columns an operator makes from what it computes, declared NOT NULL where that is not. */
+  private def made(op: QueryPlan[_]): Seq[Claim] = op match {
+    case e: Expand => expanded(e.projections, e.output, e.child.outputSet)
+    case e: ExpandExec => expanded(e.projections, e.output, e.child.outputSet)
+    case g: Generate => generated(g.qualifiedGeneratorOutput, g.generator, outer = false)
+    case g: GenerateExec => generated(g.generatorOutput, g.generator, g.outer)
+    case a: BaseAggregateExec =>
+      a.aggregateExpressions.zip(a.aggregateAttributes).collect {
+        case (e, attr) if (e.mode == Final || e.mode == Complete) && !attr.nullable &&
+            e.nullable =>
+          Claim(column(attr), field(attr).copy(nullable = true), field(attr),
+            s"an aggregate result declared NOT NULL where ${e.aggregateFunction.prettyName} " +
+              "is nullable")
+      }
+    case _ => Nil
+  }
+
+  private def expanded(projections: Seq[Seq[Expression]],
+      output: Seq[Attribute], passed: AttributeSet): Seq[Claim] =
+    output.zipWithIndex.collect {
+      case (o, i) if !o.nullable && !passed.contains(o) &&
+          projections.exists(p => i >= p.length || p(i).nullable) =>
+        Claim(column(o), field(o).copy(nullable = true), field(o),
+          "an expand declares NOT NULL a column one of its projections makes nullable")
+    }
+
+  /**
+   * An outer generate's columns are padded with nulls; an explode's are its array's elements,
+   * which its element schema describes exactly (other generators' element schemas are not
+   * exact: ReplicateRows, which Spark plans for INTERSECT ALL, declares every element nullable).
+   */
+  private def generated(output: Seq[Attribute], generator: Generator, outer: Boolean)
+      : Seq[Claim] = {
+    val elements = generator match {
+      case e: ExplodeBase => e.elementSchema.fields.toSeq.map(_.nullable)
+      case _ => output.map(_ => false)
+    }
+    output.zip(elements).collect {
+      case (o, nullable) if !o.nullable && (outer || nullable) =>
+        Claim(column(o), field(o).copy(nullable = true), field(o),
+          if (outer) "an outer generate declares NOT NULL a column it pads with nulls"
+          else "a generate declares NOT NULL a column its generator makes nullable")
+    }
+  }
+
+  private def leaf(op: QueryPlan[_], baseline: Baseline): Seq[Claim] = op match {
+    case _: Range | _: RangeExec | _: OneRowRelation | _: LogicalQueryStage | _: QueryStageExec |
+         _: ReusedExchangeExec | _: InMemoryRelation | _: InMemoryTableScanExec |
+         _: LogicalRDD | _: RDDScanExec | _: DataSourceV2Relation | _: DataSourceV2ScanRelation |
+         _: DataSourceV2ScanExecBase => Nil
+    case l: LocalRelation => local(l.output, l.data, baseline)
+    case l: LocalTableScanExec => local(l.output, l.rows, baseline)
+    case _ => op.output.collect {
+      case o if !o.nullable && baseline.knows(o) && !baseline.holds(o) =>
+        Claim(column(o), field(o).copy(nullable = true), field(o),
+          s"${op.nodeName} declares NOT NULL a column the plan before declared nullable")
+    }
+  }
+
+  /**
+   * A local relation's NOT NULL columns, new ones checked on its rows: one a leaf declared
+   * nullable before cannot be proved so, as the optimizer folds projections over the rows by the
+   * new declaration (reading a null as 0) before they are seen here.
+   */
+  private def local(output: Seq[Attribute], rows: Seq[InternalRow], baseline: Baseline)
+      : Seq[Claim] =
+    output.zipWithIndex.collect {
+      case (o, i) if !o.nullable && !baseline.holds(o) && baseline.nullableLeaf(o) =>
+        Claim(column(o), field(o).copy(nullable = true), field(o),
+          "a local relation declares NOT NULL a column its rows were declared nullable in")
+      case (o, i) if !o.nullable && !baseline.holds(o) && rows.exists(_.isNullAt(i)) =>
+        Claim(column(o), field(o).copy(nullable = true), field(o),
+          "a local relation declares NOT NULL a column whose rows hold a null")
+    }
+
+  /** Spark's own operators, whose output Spark derives (see the object's comment). */
+  private def spark(op: QueryPlan[_]): Boolean = {
+    val name = op.getClass.getName
+    name.startsWith("org.apache.spark.sql.execution.") ||
+      name.startsWith("org.apache.spark.sql.catalyst.")
+  }
+
+  private def column(a: Attribute): String = s"${a.name}#${a.exprId.id}"
+
+  private def field(a: Attribute): StructField = StructField(a.name, a.dataType, a.nullable)
+}
