@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types.StructType
 
+import planguard.claims.WithSubqueries
 import planguard.schema.SchemaDiff
 
 /**
@@ -20,7 +21,7 @@ object LocalRows {
 
   def apply(analyzed: LogicalPlan): SchemaDiff = {
     var found = SchemaDiff.Holds
-    analyzed.foreachWithSubqueries {
+    WithSubqueries.foreach(analyzed) {
       case l: LocalRelation if found.isEmpty && l.getTagValue(Checked).isEmpty =>
         found = rows(l)
         if (found.isEmpty) l.setTagValue(Checked, ())

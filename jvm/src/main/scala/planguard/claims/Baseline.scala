@@ -4,7 +4,8 @@ import java.util.HashMap
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, ExprId, Expression, KnownNotNull}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, ExprId, Expression,
+  KnownNotNull}
 import org.apache.spark.sql.catalyst.plans.QueryPlan
 
 import planguard.schema.LogicalTypes
@@ -67,6 +68,31 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
    */
   def nullableLeaf(a: Attribute): Boolean = java.lang.Boolean.TRUE == leafColumns.get(a.exprId)
 
+  /**
+   * The columns referenced NOT NULL before where the operator producing them declared them
+   * nullable: a stale reference the phase before left (Spark 4.2's optimizer rewrites a join of
+   * one-row aggregates into scalar subqueries after the references to their columns were
+   * resolved NOT NULL), which a later phase copies and does not make.
+   */
+  private lazy val staleReferences: Set[ExprId] = {
+    val found = mutable.Set.empty[ExprId]
+    eachNode { node =>
+      if (node.children.nonEmpty) {
+        val producers = new Producers(node)
+        node.expressions.foreach(_.foreach {
+          case a: AttributeReference if !a.nullable =>
+            val p = producers(a.exprId)
+            if (p != null && p.nullable) found += a.exprId
+          case _ =>
+        })
+      }
+    }
+    found.toSet
+  }
+
+  /** Whether a reference to `a`'s column was as stale before. */
+  def staleBefore(a: Attribute): Boolean = staleReferences.contains(a.exprId)
+
   /** Whether the plans before knew the column `a`'s id at all. */
   def knows(a: Attribute): Boolean = columns.containsKey(a.exprId)
 
@@ -87,7 +113,7 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
   def read(access: FieldReads.Access): Option[Set[String]] = fieldReads.get(access)
 
   private def eachNode(f: QueryPlan[_] => Unit): Unit =
-    plans.foreach(_.foreachWithSubqueries(node => f(node.asInstanceOf[QueryPlan[_]])))
+    plans.foreach(WithSubqueries.foreach(_)(f))
 
   private def eachExpression(f: PartialFunction[Expression, Unit]): Unit =
     eachNode(_.expressions.foreach(_.foreach(e => f.applyOrElse(e, (_: Expression) => ()))))
