@@ -347,6 +347,10 @@ def join(draw, depth: int):
     on = f"{lkey[0]} = {rkey[0]}"
     if draw(st.booleans()):
         on += f" AND {draw(predicate(lref + rref, 0))}"
+    # A null-rejecting conjunct on a nullable column: the join may declare the column NOT NULL.
+    if draw(st.integers(0, 3)) == 0:
+        key = draw(st.sampled_from([lkey, rkey]))[0]
+        on += draw(st.sampled_from([f" AND {key} IS NOT NULL", f" AND {key} > 0"]))
     visible = lref if "SEMI" in how or "ANTI" in how else lref + rref
     return f"{base} {how} {right} r ON {on}", visible
 
@@ -355,7 +359,7 @@ def join(draw, depth: int):
 def expression(draw, cols: list, depth: int) -> tuple:
     """A select-list expression over the columns: (sql, kind)."""
     ref, _, kind = draw(st.sampled_from(cols))
-    choice = draw(st.integers(0, 9))
+    choice = draw(st.integers(0, 10))
     if choice <= 3 or depth < 0:
         return ref, kind
     if choice == 4 and kind in NUMERIC:
@@ -371,7 +375,30 @@ def expression(draw, cols: list, depth: int) -> tuple:
         return f"coalesce({ref}, {draw(literal(kind))})", kind
     if choice == 8:
         return draw(scalar_subquery(cols)), "bigint"
+    if choice in (4, 6, 9) and kind == "struct":
+        return draw(field_access(ref))
+    if choice == 10:
+        return f"CASE WHEN {ref} IS NULL THEN {draw(literal(kind))} ELSE {ref} END", kind
     return draw(literal(kind)), kind
+
+
+STRUCT_FIELDS = [("a", "int"), ("B", "string")]
+
+
+@st.composite
+def field_access(draw, ref: str) -> tuple:
+    """A field of the struct column `ref` (STRUCT<a: INT, B: STRING>), read directly, through a
+    JSON round trip (which the optimizer rewrites: from_json(to_json(s)) is s, and from_json's
+    struct is pruned to the fields read) or from an array of it: (sql, kind)."""
+    field, kind = draw(st.sampled_from(STRUCT_FIELDS))
+    name = cased(draw, field)
+    shape = draw(st.sampled_from(["direct", "json", "json array"]))
+    if shape == "direct":
+        return f"{ref}.{name}", kind
+    if shape == "json":
+        return f"from_json(to_json({ref}), 'a INT, B STRING').{name}", kind
+    return (f"from_json(to_json(array({ref}, {ref})), 'array<struct<a: INT, B: STRING>>')"
+            f".{name}"), "array"
 
 
 @st.composite
@@ -406,6 +433,10 @@ def predicate(draw, cols: list, depth: int) -> str:
         body = draw(st.sampled_from([f"SELECT 1 FROM t3{corr}",
                                      "SELECT k FROM t3 UNION SELECT c1 FROM t2"]))
         return f"{draw(st.sampled_from(['', 'NOT ']))}EXISTS ({body})"
+    if kind == "struct":
+        ref, kind = draw(field_access(ref))
+        if kind == "array":
+            return f"size({ref}) > 0"
     if kind in NUMERIC or kind in TEXT or kind == "date":
         op = draw(st.sampled_from(["=", "<>", "<", ">=", "<=>"]))
         return f"{ref} {op} {draw(literal(kind))}"
@@ -566,7 +597,8 @@ def dataframe(draw) -> str:
         col = cased(draw, draw(st.sampled_from(plain)))
         num = cased(draw, draw(st.sampled_from(numeric)))
         if step == "filter":
-            code += f".filter(F.col({col!r}).isNotNull())"
+            code += draw(st.sampled_from([f".filter(F.col({col!r}).isNotNull())",
+                                          f".filter(F.col({num!r}) > 0)"]))
         elif step == "join" and "c1" in plain:
             how = draw(st.sampled_from(["inner", "left", "right", "full", "left_semi",
                                         "left_anti", "cross"]))
@@ -593,7 +625,11 @@ def dataframe(draw) -> str:
         elif step == "sort":
             code += f".orderBy({col!r}).limit({draw(st.integers(0, 3))})"
         elif step == "select":
-            code += f".select({col!r}, (F.col({num!r}) + 1).alias('p'))"
+            if name == "t1" and draw(st.booleans()):
+                field = cased(draw, draw(st.sampled_from(STRUCT_FIELDS))[0])
+                code += f".select({col!r}, F.col('st.{field}').alias('f'))"
+            else:
+                code += f".select({col!r}, (F.col({num!r}) + 1).alias('p'))"
             return code
         else:
             code += ".distinct()"

@@ -1,5 +1,6 @@
 package planguard.claims
 
+import org.apache.spark.sql.catalyst.expressions.Alias
 import org.apache.spark.sql.types.StructField
 
 /**
@@ -14,4 +15,7 @@ import org.apache.spark.sql.types.StructField
  */
 final case class Claim(column: String, expected: StructField, actual: StructField, why: String) {
   def difference: String = s"$column: $why"
+
+  /** The claim made inside the expression of the output column `a`, which the error names. */
+  def in(a: Alias): Claim = copy(why = s"$why, in column ${a.name}#${a.exprId.id}")
 }

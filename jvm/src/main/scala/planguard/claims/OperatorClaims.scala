@@ -3,8 +3,8 @@ package planguard.claims
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, ExplodeBase, Expression,
-  Generator}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeSet, ExplodeBase,
+  Expression, Generator}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Complete, Final}
 import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftSemi, QueryPlan}
 import org.apache.spark.sql.catalyst.plans.logical.{Expand, Filter, Generate, Intersect, Join,
@@ -58,7 +58,10 @@ private[claims] object OperatorClaims {
       made(op).foreach(claim)
     }
     val expressions = new ExpressionClaims(producers, baseline, types, claim)
-    op.expressions.foreach(expressions(_))
+    op.expressions.foreach {
+      case a: Alias => new ExpressionClaims(producers, baseline, types, c => claim(c.in(a)))(a)
+      case e => expressions(e)
+    }
     found.values.toSeq
   }
 

@@ -102,7 +102,10 @@ object InvariantViolation {
         "that built it, or leave it out of the plan; to let queries run while you investigate, " +
         "set spark.planguard.check.OPERATOR_CONTRACT=warn."
     case _ =>
-      s"a rule changed the query's result schema, which no rule may do. Find the rule " +
+      "a rule changed the query's result schema, or made an operator declare what its plan " +
+        "does not back (Spark's code reads a NOT NULL column without its null bit, so its nulls " +
+        "come back as values; a field access that reads another field returns another field's " +
+        "values), which no rule may do. Find the rule " +
         "(spark.sql.planChangeLog.level=WARN logs each rule's change) and fix it or " +
         s"${removal(inv, phase, rule)}; to let queries run while you investigate, set " +
         s"spark.planguard.check.${inv.id}=warn."

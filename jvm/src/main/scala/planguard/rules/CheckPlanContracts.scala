@@ -58,14 +58,16 @@ object CheckPlanContracts {
     owner.flatMap(qe => PreparationReplay.lastBreakingRule(session, qe.sparkPlan)(broken))
 
   /**
-   * What a prepared plan claims without backing, read against its owner's optimized plan (or, with
-   * no owner, the optimized plan it was planned from), leaving out what the owner's planned plan
-   * claims already: planning's claims are PLANNING_SCHEMA's, reported once.
+   * What a prepared plan claims without backing, read against the optimized plan it was planned
+   * from (its topmost operator's logical link) and its owner's, leaving out what the owner's
+   * planned plan claims already: planning's claims are PLANNING_SCHEMA's, reported once. Both,
+   * because the owner found is the running execution's, which is a command's where the plan is
+   * one the command plans itself (CACHE TABLE's query, with adaptive execution off).
    */
   private final class Claims(plan: SparkPlan, owner: Option[QueryExecution],
       types: LogicalTypes) {
-    private val baseline =
-      new Baseline(owner.map(_.optimizedPlan).orElse(plan.logicalLink).toSeq)
+    private val baseline = new Baseline(owner.map(_.optimizedPlan).toSeq ++
+      plan.find(_.logicalLink.isDefined).flatMap(_.logicalLink))
     private lazy val planned: Set[String] = owner.fold(Set.empty[String])(qe =>
       ClaimsCheck(qe.sparkPlan, baseline, types).differences.toSet)
 
