@@ -69,10 +69,11 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
   def nullableLeaf(a: Attribute): Boolean = java.lang.Boolean.TRUE == leafColumns.get(a.exprId)
 
   /**
-   * The columns referenced NOT NULL before where the operator producing them declared them
-   * nullable: a stale reference the phase before left (Spark 4.2's optimizer rewrites a join of
-   * one-row aggregates into scalar subqueries after the references to their columns were
-   * resolved NOT NULL), which a later phase copies and does not make.
+   * The columns referenced NOT NULL before (themselves, or nested fields) where the operator
+   * producing them declared them nullable: a stale reference the phase before left, which a
+   * later phase copies and does not make (Spark 4.2's optimizer rewrites a join of one-row
+   * aggregates into scalar subqueries after the references to their columns were resolved NOT
+   * NULL; Delta deserializes its log's actions with its own classes' NOT NULL fields).
    */
   private lazy val staleReferences: Set[ExprId] = {
     val found = mutable.Set.empty[ExprId]
@@ -80,9 +81,9 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
       if (node.children.nonEmpty) {
         val producers = new Producers(node)
         node.expressions.foreach(_.foreach {
-          case a: AttributeReference if !a.nullable =>
+          case a: AttributeReference =>
             val p = producers(a.exprId)
-            if (p != null && p.nullable) found += a.exprId
+            if (p != null && Baseline.stricter(a, p)) found += a.exprId
           case _ =>
         })
       }
@@ -102,8 +103,7 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
    */
   def holds(a: Attribute): Boolean = {
     val known = columns.get(a.exprId)
-    known != null && known.forall(k => (a.nullable || !k.nullable) &&
-      LogicalTypes.Exact.conforms(a.dataType, k.dataType))
+    known != null && !known.exists(Baseline.stricter(a, _))
   }
 
   /** Whether the plans before held the same unchecked NOT NULL assertion. */
@@ -120,6 +120,10 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
 }
 
 object Baseline {
+  /** Whether `a` declares NOT NULL (itself, nested fields or elements) where `than` does not. */
+  def stricter(a: Attribute, than: Attribute): Boolean =
+    !((a.nullable || !than.nullable) && LogicalTypes.Exact.conforms(a.dataType, than.dataType))
+
   /** No plan before: every claim is new. */
   val Empty: Baseline = new Baseline(Nil)
 }

@@ -9,8 +9,8 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{Complete, Final}
 import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftSemi, QueryPlan}
 import org.apache.spark.sql.catalyst.plans.logical.{Expand, Filter, Generate, Intersect, Join,
   LocalRelation, OneRowRelation, Range, Union}
-import org.apache.spark.sql.execution.{ExpandExec, FilterExec, GenerateExec, LocalTableScanExec,
-  RangeExec, RDDScanExec, SparkPlan, UnionExec}
+import org.apache.spark.sql.execution.{ExpandExec, FileSourceScanExec, FilterExec, GenerateExec,
+  LocalTableScanExec, RangeExec, RDDScanExec, SparkPlan, UnionExec}
 import org.apache.spark.sql.execution.adaptive.{LogicalQueryStage, QueryStageExec}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.columnar.{InMemoryRelation, InMemoryTableScanExec}
@@ -19,7 +19,8 @@ import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation,
 import org.apache.spark.sql.execution.exchange.ReusedExchangeExec
 import org.apache.spark.sql.execution.joins.{BaseJoinExec, HashJoin, SortMergeJoinExec}
 import org.apache.spark.sql.execution.LogicalRDD
-import org.apache.spark.sql.types.StructField
+import org.apache.spark.sql.execution.datasources.LogicalRelation
+import org.apache.spark.sql.types.{StructField, StructType}
 
 import planguard.exec.CheckBatchSchemaExec
 import planguard.schema.LogicalTypes
@@ -36,8 +37,9 @@ import planguard.schema.LogicalTypes
  *  - a column it makes declared NOT NULL where what makes it is nullable: an expand's projections,
  *    a generator's elements (or an outer generate's padding), an aggregate function's result;
  *  - a leaf's column declared NOT NULL where the plan before declared it nullable, unless the
- *    leaf's own rows show it (a local relation's); the columns of cached, RDD and data source
- *    scans are the data's, checked on their rows as they enter row code (BATCH_SCHEMA);
+ *    leaf's own rows show it (a local relation's) or its source's schema declares it (a file
+ *    relation's); the columns of cached, RDD and data source scans are the data's, checked on
+ *    their rows as they enter row code (BATCH_SCHEMA);
  *  - in its expressions, what ExpressionClaims finds.
  *
  * A NOT NULL the plan before held for the same column is no new claim (Baseline). Spark's own
@@ -52,7 +54,7 @@ private[claims] object OperatorClaims {
     val found = mutable.LinkedHashMap.empty[String, Claim]
     def claim(c: Claim): Unit = if (!found.contains(c.column)) found(c.column) = c
     val producers = new Producers(op)
-    if (op.children.isEmpty) leaf(op, baseline).foreach(claim)
+    if (op.children.isEmpty) leaf(op, baseline, types).foreach(claim)
     else {
       passedOn(op, producers, baseline).foreach(claim)
       made(op).foreach(claim)
@@ -154,18 +156,31 @@ private[claims] object OperatorClaims {
     }
   }
 
-  private def leaf(op: QueryPlan[_], baseline: Baseline): Seq[Claim] = op match {
-    case _: Range | _: RangeExec | _: OneRowRelation | _: LogicalQueryStage | _: QueryStageExec |
-         _: ReusedExchangeExec | _: InMemoryRelation | _: InMemoryTableScanExec |
-         _: LogicalRDD | _: RDDScanExec | _: DataSourceV2Relation | _: DataSourceV2ScanRelation |
-         _: DataSourceV2ScanExecBase => Nil
-    case l: LocalRelation => local(l.output, l.data, baseline)
-    case l: LocalTableScanExec => local(l.output, l.rows, baseline)
-    case _ => op.output.collect {
-      case o if !o.nullable && baseline.knows(o) && !baseline.holds(o) =>
-        Claim(column(o), field(o).copy(nullable = true), field(o),
-          s"${op.nodeName} declares NOT NULL a column the plan before declared nullable")
+  private def leaf(op: QueryPlan[_], baseline: Baseline, types: LogicalTypes): Seq[Claim] =
+    op match {
+      case _: Range | _: RangeExec | _: OneRowRelation | _: LogicalQueryStage | _: QueryStageExec |
+           _: ReusedExchangeExec | _: InMemoryRelation | _: InMemoryTableScanExec |
+           _: LogicalRDD | _: RDDScanExec | _: DataSourceV2Relation | _: DataSourceV2ScanRelation |
+           _: DataSourceV2ScanExecBase => Nil
+      case l: LocalRelation => local(l.output, l.data, baseline)
+      case l: LocalTableScanExec => local(l.output, l.rows, baseline)
+      // A file relation declaring what its source's schema declares (a Delta table's NOT NULL
+      // column, which Delta's writes enforce, where Delta reads the table's files again with the
+      // table's schema), or its file metadata column (`_metadata`, made by the scan for every
+      // row): the data's, checked as it enters row code.
+      case l: LogicalRelation => renewed(l, baseline, fromSource(l.relation.schema, types))
+      case f: FileSourceScanExec => renewed(f, baseline, fromSource(f.relation.schema, types))
+      case _ => renewed(op, baseline, _ => false)
     }
+
+  private def fromSource(source: StructType, types: LogicalTypes)(o: Attribute): Boolean =
+    FileMetadata(o) || source.exists(f => !f.nullable && types.sameName(f.name, o.name))
+
+  private def renewed(op: QueryPlan[_], baseline: Baseline, declared: Attribute => Boolean)
+      : Seq[Claim] = op.output.collect {
+    case o if !o.nullable && baseline.knows(o) && !baseline.holds(o) && !declared(o) =>
+      Claim(column(o), field(o).copy(nullable = true), field(o),
+        s"${op.nodeName} declares NOT NULL a column the plan before declared nullable")
   }
 
   /**

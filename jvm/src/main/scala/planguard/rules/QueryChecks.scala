@@ -4,9 +4,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 
 import planguard.attribution.{OptimizerReplay, PhysicalAttribution, StrategyAttribution}
-import planguard.checks.{LocalRows, OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck,
-  PlanningSchemaCheck, UniqueFieldCheck}
-import planguard.claims.{Baseline, ClaimsCheck}
+import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck, PlanningSchemaCheck,
+  UniqueFieldCheck}
+import planguard.claims.{Baseline, ClaimsCheck, LocalRows}
 import planguard.conf.Levels
 import planguard.contract.{Invariant, Phase}
 import planguard.report.Violations

@@ -1,11 +1,10 @@
-package planguard.checks
+package planguard.claims
 
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types.StructType
 
-import planguard.claims.WithSubqueries
 import planguard.schema.SchemaDiff
 
 /**
