@@ -7,7 +7,7 @@ from pyspark.sql import SparkSession
 @pytest.fixture(scope="session")
 def spark():
     """A local SparkSession with planguard, for suites that have no ``spark`` fixture of their
-    own: the plugin configures its builder like any other."""
+    own: the plugin installs planguard in it like in any other."""
     session = (SparkSession.builder.master("local[2]").appName("pytest-planguard")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "2")

@@ -1,6 +1,8 @@
 """Registering planguard in a SparkSession builder, and asking a running session about it."""
+import functools
 import json
 import warnings
+from typing import Callable, Dict, Optional
 
 from pyspark.sql import SparkSession
 
@@ -55,15 +57,8 @@ def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool =
     for key, value in settings.items():
         builder.config(key, _validated(key, value))
     options = builder._options
-    jars = options.get("spark.jars")
-    for jar in [jar_path()] + ([tools_jar_path()] if tools else []):
-        jars = _append(jars, jar)
-    builder.config("spark.jars", jars)
-    extensions = [EXTENSION_CLASS] + ([PLANNER_EXTENSION_CLASS] if planner else [])
-    listed = options.get("spark.sql.extensions")
-    for extension in extensions:
-        listed = _append(listed, extension)
-    builder.config("spark.sql.extensions", listed)
+    for key, value in installing(options.get, planner=planner, tools=tools).items():
+        builder.config(key, value)
     if explain and running_line() == "3.5":
         warnings.warn("Spark 3.5 has no extended explain providers: EXPLAIN shows no planguard "
                       "section there; planguard.violations(spark) and SELECT * FROM "
@@ -72,6 +67,20 @@ def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool =
         builder.config(_EXPLAIN_KEY, _append(options.get(_EXPLAIN_KEY), EXPLAIN_CLASS))
     install_error_conversion()
     return builder
+
+
+def installing(listed: Callable[[str], Optional[str]], planner: bool = False,
+               tools: bool = False) -> Dict[str, str]:
+    """The ``spark.jars`` and ``spark.sql.extensions`` that install planguard where ``listed``
+    (a key's value, or None) gives these confs: planguard's jar and extension (with ``tools``, the
+    tools' jar; with ``planner``, the planner's extension) appended to what they list, never
+    twice. What :func:`configure` sets on a builder, and the pytest plugin on every SparkConf a
+    suite starts a JVM or a SparkContext with."""
+    jars = [jar_path()] + ([tools_jar_path()] if tools else [])
+    extensions = [EXTENSION_CLASS] + ([PLANNER_EXTENSION_CLASS] if planner else [])
+    return {"spark.jars": functools.reduce(_append, jars, listed("spark.jars")),
+            "spark.sql.extensions": functools.reduce(_append, extensions,
+                                                     listed("spark.sql.extensions"))}
 
 
 def installed(spark: SparkSession) -> bool:

@@ -5,16 +5,20 @@ switched on it only adds its options, so a suite that does not ask for it runs u
 switched on by ``pytest --planguard`` (mode ``fail``), ``--planguard-mode=fail|warn|off``, or the
 ini setting ``planguard = fail`` (the command line wins). Then:
 
-* every SparkSession the suite builds gets planguard: ``SparkSession.Builder.getOrCreate`` calls
-  ``planguard.configure`` on the builder while no session is running, so a suite's own session
-  fixture needs no change (its spark.jars and spark.sql.extensions are kept, the mode is the
-  plugin's). A builder is the one place that sees both the user's settings and the start of the
-  session; PYSPARK_SUBMIT_ARGS would be overridden by any builder that sets spark.sql.extensions.
-* after each phase of each test (setup, call, teardown), the violations the session reported
-  during it are that phase's: a fail-level one fails the test even when the test's code caught
-  the exception, with planguard's report as the message. Warn-level findings are attached to the
-  test's report and listed at the end of the run; ``--planguard-fail-on-warn`` (ini
-  ``planguard_fail_on_warn = true``) makes them fail the test too.
+* every JVM, SparkContext and SparkSession the suite starts gets planguard, however it starts
+  them (a builder, ``SparkContext(conf=...)`` then ``SparkSession(sc)``, ``newSession()``,
+  ``SQLContext``, another plugin's fixture): planguard's jar and extension are added to the
+  confs PySpark starts the JVM and each SparkContext with (``planguard._pytest_sessions``),
+  keeping what the suite lists, and the mode is the plugin's. The plugin is switched on before
+  pytest imports the suite's conftest.py files, so a session they start at import is reached
+  too; one whose JVM started before the plugin loaded cannot be, and is named at the end.
+* after each phase of each test (setup, call, teardown), the violations the sessions reported
+  during it, and those PySpark raised (BATCH_SCHEMA's, found in tasks), are that phase's: a
+  fail-level one fails the test even when the test's code caught the exception
+  (``pytest.raises(Exception)``, ``assertRaises``), with planguard's report as the message.
+  Warn-level findings are attached to the test's report and listed at the end of the run (a
+  pytest-xdist worker's too); ``--planguard-fail-on-warn`` (ini ``planguard_fail_on_warn =
+  true``) makes them fail the test too.
 * a session-scoped ``spark`` fixture (local[2], planguard configured) for suites that have none;
   a suite's own ``spark`` fixture takes precedence over it.
 
@@ -43,16 +47,20 @@ def pytest_addoption(parser):
                   type="bool", default=False)
 
 
-def pytest_configure(config):
-    mode = (config.getoption("planguard") or config.getini("planguard")).strip().lower()
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config):
+    """Switches planguard on before the suite's conftest.py files are imported: a session one
+    starts at import gets planguard too. The options are parsed by then, the ini file read."""
+    options = early_config.known_args_namespace
+    mode = (options.planguard or early_config.getini("planguard")).strip().lower()
     if mode not in MODES:
         raise pytest.UsageError(f"planguard = {mode!r}: allowed modes are {', '.join(MODES)}")
     if mode == "off":
         return
-    fail_on_warn = config.getoption("planguard_fail_on_warn")
+    fail_on_warn = options.planguard_fail_on_warn
     if fail_on_warn is None:
-        fail_on_warn = config.getini("planguard_fail_on_warn")
+        fail_on_warn = early_config.getini("planguard_fail_on_warn")
     from planguard import _pytest_guard, _pytest_spark
 
-    config.pluginmanager.register(_pytest_guard.Guard(mode, fail_on_warn), "planguard-guard")
-    config.pluginmanager.register(_pytest_spark, "planguard-spark")
+    early_config.pluginmanager.register(_pytest_guard.Guard(mode, fail_on_warn), "planguard-guard")
+    early_config.pluginmanager.register(_pytest_spark, "planguard-spark")
