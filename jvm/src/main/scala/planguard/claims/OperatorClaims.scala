@@ -20,7 +20,7 @@ import org.apache.spark.sql.execution.exchange.ReusedExchangeExec
 import org.apache.spark.sql.execution.joins.{BaseJoinExec, HashJoin, SortMergeJoinExec}
 import org.apache.spark.sql.execution.LogicalRDD
 import org.apache.spark.sql.execution.datasources.LogicalRelation
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.types.{BooleanType, StructField, StructType}
 
 import planguard.exec.CheckBatchSchemaExec
 import planguard.schema.LogicalTypes
@@ -101,9 +101,21 @@ private[claims] object OperatorClaims {
     case e: ExpandExec => e.projections.forall(p => i < p.length && !p(i).nullable)
     // planguard's own check proves what it checks on every row (PlaceBatchChecks' entries).
     case c: CheckBatchSchemaExec => c.sampler.provesNotNull(o)
-    case p: SparkPlan if !spark(p) => p.logicalLink.exists(l => l != op && proved(l, o, i))
+    case p: SparkPlan if !spark(p) =>
+      p.logicalLink.exists(l => l != op && proved(l, o, i)) || filterShaped(p) &&
+        p.expressions.exists(NullRejection.of(_).contains(o))
     case _ => false
   }
+
+  /**
+   * Another extension's filter without a logical link (Comet's CometFilterExec, placed by a
+   * preparation rule): one child whose columns it passes on, nothing computed but conditions.
+   */
+  private def filterShaped(p: SparkPlan): Boolean = p.children.length == 1 &&
+    p.output.map(_.exprId) == p.children.head.output.map(_.exprId) && {
+      val computed = p.expressions.filterNot(_.isInstanceOf[Attribute])
+      computed.nonEmpty && computed.forall(_.dataType == BooleanType)
+    }
 
   private def rejectsUnmatched(joinType: JoinType) =
     joinType match {

@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.{CollectLimitExec, CollectTailExec,
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec
 import org.apache.spark.sql.execution.command.{DataWritingCommandExec, ExecutedCommandExec}
-import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2ScanExecBase, V2CommandExec}
+import org.apache.spark.sql.execution.datasources.v2.V2CommandExec
 import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.internal.SQLConf
 
@@ -75,9 +75,10 @@ object PlaceBatchChecks {
         c.withNewChildren(Seq(checked(c.child, entry = true)))
       case s: RDDScanExec if notNull(s.output).nonEmpty => loosened(s, notNull(s.output), checked)
       // Checked as rows or batches, as the operator above reads them (a cached table's adaptive
-      // stage is read as rows through InputAdapter, without a transition).
-      case s @ (_: DataSourceV2ScanExecBase | _: InMemoryTableScanExec)
-          if notNull(s.output).nonEmpty => checked(s, entry = true)
+      // stage is read as rows through InputAdapter, without a transition). Not a row-based V2
+      // scan: its rows may carry more fields than it declares (Iceberg's metadata tables), which
+      // Spark's projection above it drops; a columnar one is checked at its transition.
+      case s: InMemoryTableScanExec if notNull(s.output).nonEmpty => checked(s, entry = true)
       case s: QueryStageExec if cacheRead(s) && notNull(s.output).nonEmpty =>
         checked(s, entry = true)
       case p if python(p) && made(p).nonEmpty => loosened(p, made(p), checked)
