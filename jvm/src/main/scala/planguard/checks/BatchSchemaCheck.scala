@@ -27,14 +27,16 @@ object BatchSchemaCheck {
 
   def batch(expected: StructType, batch: ColumnarBatch, promised: Array[Int]): SchemaDiff = {
     val n = batch.numCols()
-    val types = (i: Int) => Some(batch.column(i).dataType())
+    // A vector may declare no type (Iceberg's vectors of a column the scan fills itself): no
+    // type to compare.
+    val types = (i: Int) => Option(batch.column(i).dataType())
     val differences = (if (n == expected.length) nulls(expected, promised,
         i => batch.column(i).hasNull)
       else Seq(s"a batch has $n columns, the plan ${expected.length}")) ++
       (0 until math.min(n, expected.length)).flatMap { i =>
-        val v = batch.column(i).dataType()
-        if (LogicalTypes.stores(expected(i).dataType, v)) None
-        else Some(s"#$i ${expected(i).name}: vector type ${expected(i).dataType.sql} -> ${v.sql}")
+        types(i).filterNot(LogicalTypes.stores(expected(i).dataType, _)).map { v =>
+          s"#$i ${expected(i).name}: vector type ${expected(i).dataType.sql} -> ${v.sql}"
+        }
       }
     diff(expected, differences,
       "columnar batches: column count, vector types and promised NOT NULL columns",
