@@ -60,7 +60,11 @@ private[claims] object OperatorClaims {
       made(op).foreach(claim)
     }
     val expressions = new ExpressionClaims(producers, baseline, types, claim)
+    val output = op.outputSet
     op.expressions.foreach {
+      // A column the operator outputs, as a constructor argument declares it (CometFilterExec's
+      // output) or a projection passes it on: checked against its producer as passed on, above.
+      case a: Attribute if output.contains(a) =>
       case a: Alias => new ExpressionClaims(producers, baseline, types, c => claim(c.in(a)))(a)
       case e => expressions(e)
     }
