@@ -125,11 +125,63 @@ def run_statement(spark, statement: dict) -> dict:
     try:
         if "sql" in statement:
             df = spark.sql(statement["sql"])
-        else:
-            df = eval(statement["df"], {"spark": spark, "F": F})  # noqa: S307 (our own programs)
+        else:  # our own programs
+            df = eval(statement["df"], {"spark": spark, "F": F,  # noqa: S307
+                                        "renamed": renamed, "written": written})
         return {"rows": corpus.rows(df)}
     except Exception as e:  # the outcome compared
         return {"error": error_class(e), "message": first_line(e)}
+
+
+# How a program renames every column a DataFrame has whose name is not a plain identifier (the
+# names Spark generated: the programs that use it name no literal): ``renamed(df, how)``.
+RENAMES = ("toDF", "withColumnRenamed", "selectExpr", "alias", "sql")
+
+
+def renamed(df, how: str):
+    """``df`` with its generated names replaced by the user's (n0, n1, ...), by ``how``."""
+    from pyspark.sql import functions as F
+
+    names = [c if re.fullmatch(r"[A-Za-z_]\w*", c) else f"n{i}"
+             for i, c in enumerate(df.columns)]
+    quoted = [f"`{c.replace('`', '``')}`" for c in df.columns]
+    if how == "toDF":
+        return df.toDF(*names)
+    if how == "withColumnRenamed":
+        for old, new in zip(df.columns, names):
+            df = df.withColumnRenamed(old, new) if old != new else df
+        return df
+    if how == "selectExpr":
+        return df.selectExpr(*[f"{q} AS {n}" for q, n in zip(quoted, names)])
+    if how == "alias":
+        return df.select(*[F.col(q).alias(n) for q, n in zip(quoted, names)])
+    df.createOrReplaceTempView("fuzz_renamed")
+    return df.sparkSession.sql(
+        f"SELECT {', '.join(f'{q} AS {n}' for q, n in zip(quoted, names))} FROM fuzz_renamed")
+
+
+# How a program writes a DataFrame and reads it back: ``written(df, how)``.
+WRITES = ("parquet", "saveAsTable", "CTAS")
+
+
+def written(df, how: str):
+    """``df`` written by ``how`` with NAMING at ``fail`` (a write the user named fully must never
+    be stopped: it is set in both workers, and means nothing without planguard), read back."""
+    spark = df.sparkSession
+    spark.conf.set("spark.planguard.check.NAMING", "fail")
+    try:
+        if how == "parquet":
+            path = tempfile.mkdtemp(prefix="planguard-fuzz-write-") + "/out"
+            df.write.parquet(path)
+            return spark.read.parquet(path)
+        if how == "saveAsTable":
+            df.write.saveAsTable(SCRATCH[0])
+        else:
+            df.createOrReplaceTempView(SCRATCH[1])
+            spark.sql(f"CREATE TABLE {SCRATCH[0]} USING parquet AS SELECT * FROM {SCRATCH[1]}")
+        return spark.table(SCRATCH[0])
+    finally:
+        spark.conf.unset("spark.planguard.check.NAMING")
 
 
 def run_program(spark, request: dict) -> list:
@@ -637,15 +689,40 @@ def dataframe(draw) -> str:
 
 
 @st.composite
+def named_write(draw) -> str:
+    """A DataFrame with names Spark generated (aggregates and expressions over columns, in SQL or
+    the DataFrame API), every one renamed by the user, perhaps projected again, written and read
+    back (``written``: NAMING at fail)."""
+    name = draw(st.sampled_from(["t1", "t2", "v1"]))
+    cols = RELATIONS[name]
+    key = cased(draw, draw(st.sampled_from([c for c, k in cols if k in NUMERIC + TEXT])))
+    num = cased(draw, draw(st.sampled_from([c for c, k in cols if k in NUMERIC])))
+    fn = draw(st.sampled_from(["sum", "max", "count", "avg", "min"]))
+    base = draw(st.sampled_from([
+        f"spark.sql('SELECT {key}, {fn}({num}), count(*) FROM {name} GROUP BY {key}')",
+        f"spark.table({name!r}).groupBy({key!r}).agg({{{num!r}: {fn!r}}})",
+        f"spark.table({name!r}).groupBy({key!r}).agg(F.{fn}({num!r}), F.count({key!r}))",
+        f"spark.table({name!r}).groupBy({key!r}).sum({num!r})",
+        f"spark.table({name!r}).select({key!r}, F.col({num!r}) + 1, F.upper(F.col({key!r})))",
+        f"spark.sql('SELECT {key}, abs({num}) FROM {name}')"]))
+    code = f"renamed({base}, {draw(st.sampled_from(RENAMES))!r})"
+    code += draw(st.sampled_from(["", ".select('*')",
+                                  f".filter(F.col({cased(draw, 'n1')!r}).isNotNull())"]))
+    return f"written({code}, {draw(st.sampled_from(WRITES))!r})"
+
+
+@st.composite
 def program(draw) -> list:
     """A program: one to three SQL statements or DataFrame programs."""
     statements = []
     for _ in range(draw(st.integers(1, 2))):
-        kind = draw(st.sampled_from(["query", "query", "command", "dataframe"]))
+        kind = draw(st.sampled_from(["query", "query", "command", "dataframe", "write"]))
         if kind == "query":
             statements.append({"sql": draw(top_query())})
         elif kind == "command":
             statements += [{"sql": s} for s in draw(command())]
+        elif kind == "write":
+            statements.append({"df": draw(named_write())})
         else:
             statements.append({"df": draw(dataframe())})
     return statements

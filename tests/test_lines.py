@@ -133,6 +133,58 @@ def test_the_running_lines_jar_and_planner_install_and_plan_a_legal_query(tmp_pa
         assert any("PlanGuardPlannerExtensions installs nothing" in line for line in logged)
 
 
+WRITES_JOB = """
+import json, sys, tempfile
+import planguard
+from pyspark.sql import SparkSession, functions as F
+planguard.install_error_conversion()
+spark = SparkSession.builder.getOrCreate()
+spark.range(10).selectExpr("id % 3 AS k", "id AS a").createOrReplaceTempView("t")
+grouped = "SELECT k, sum(a) FROM t GROUP BY k"
+df = spark.table("t")
+writes = {
+    "withColumnRenamed": lambda: spark.sql(grouped).withColumnRenamed("sum(a)", "total"),
+    "selectExpr AS": lambda: spark.sql(grouped).selectExpr("k", "`sum(a)` AS total"),
+    "alias": lambda: spark.sql(grouped).select("k", F.col("`sum(a)`").alias("total")),
+    "toDF": lambda: spark.sql(grouped).toDF("k", "total"),
+    "agg(dict) renamed":
+        lambda: df.groupBy("k").agg({"a": "sum"}).withColumnRenamed("sum(a)", "total"),
+    "sum renamed": lambda: df.groupBy("k").sum("a").withColumnRenamed("sum(a)", "total"),
+    "count renamed": lambda: df.groupBy("k").agg(F.count("a")).withColumnRenamed("count(a)", "n"),
+    "generated": lambda: spark.sql(grouped),
+}
+out = {}
+for name, make in writes.items():
+    try:
+        make().write.parquet(tempfile.mkdtemp() + "/out")
+        out[name] = "written"
+    except planguard.InvariantViolation as e:
+        out[name] = f"ERROR [{e.getCondition()}]"
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_a_name_the_user_gave_over_a_generated_one_is_written_under_naming_fail(tmp_path):
+    """withColumnRenamed, selectExpr AS, alias and toDF over Spark's generated names: the user's
+    names; the write goes on with spark.planguard.check.NAMING=fail. The generated name alone
+    fails."""
+    job = tmp_path / "writes.py"
+    job.write_text(WRITES_JOB)
+    spark_submit = pathlib.Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    result = subprocess.run(
+        [str(spark_submit), "--master", "local[2]", "--jars", planguard.jar_path(),
+         "--conf", f"spark.sql.extensions={planguard.EXTENSION_CLASS}",
+         "--conf", "spark.planguard.check.NAMING=fail", "--conf", "spark.ui.enabled=false",
+         "--conf", "spark.sql.shuffle.partitions=2", str(job)],
+        capture_output=True, text=True, timeout=600,
+        env=dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable))
+    found = [line for line in result.stdout.splitlines() if line.startswith("RESULT ")]
+    assert result.returncode == 0 and found, result.stdout[-3000:] + result.stderr[-3000:]
+    written = json.loads(found[0][len("RESULT "):])
+    assert written.pop("generated") == "ERROR [PLANGUARD_NAMING]"
+    assert set(written.values()) == {"written"}, written
+
+
 # The other line's jar each pyspark release starts a session with, so that over the releases
 # every kind of mismatch is run once: Scala 2.13 on 2.12 (the 4.2 jar on 3.5) and 2.12 on 2.13
 # (3.5 on 4.0), a newer line's jar on an older Spark (4.2 on 4.1), an older line's on a newer one

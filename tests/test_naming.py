@@ -86,6 +86,20 @@ def test_aliased_delta_write_is_not_reported(spark, conf, t1):
     assert len(naming(spark)) == before
 
 
+def test_renamed_generated_names_written_to_delta_are_the_users(spark, conf, adaptive, t1):
+    """withColumnRenamed, toDF and selectExpr AS over Spark's names, saved and saveAsTable'd to
+    Delta with NAMING=fail: the user's names, written."""
+    conf("spark.planguard.check.NAMING", "fail")
+    grouped = t1.groupBy("a").agg({"id": "sum"})
+    renames = [grouped.withColumnRenamed("sum(id)", "total"), grouped.toDF("a", "total"),
+               spark.sql("SELECT a, sum(id) FROM t1 GROUP BY a")
+               .selectExpr("a", "`sum(id)` AS total")]
+    for i, df in enumerate(renames):
+        df.write.format("delta").save(os.path.join(tempfile.mkdtemp(), "delta"))
+        df.write.format("delta").mode("overwrite").saveAsTable(f"renamed_{i}")
+        assert spark.table(f"renamed_{i}").columns == ["a", "total"]
+
+
 def test_spec_names_of_string_literals_are_their_values(spark, conf):
     """A quote inside a string literal stays in its name; Spark reads 'it''s' as 'it' 's'."""
     conf("spark.planguard.naming", "spec")

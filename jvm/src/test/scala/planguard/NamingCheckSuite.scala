@@ -3,12 +3,13 @@ package planguard
 import java.io.File
 import java.nio.file.Files
 
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
 import planguard.errors.InvariantViolation
 import planguard.naming.ApplySpecNames
 import planguard.report.ViolationLog
+import planguard.testing.{RebalanceBeforeWrite, RebalanceBeforeWriteExtension}
 
 /** NAMING on real writes: generated names warn, generated relation qualifiers fail. */
 class NamingCheckSuite extends SparkSessions {
@@ -51,6 +52,92 @@ class NamingCheckSuite extends SparkSessions {
         assert(records.head.differences == Seq(
           "#1 (id + 1): named by Spark after its expression; name it yourself"), how)
         assert(logged.exists(_.startsWith("[PLANGUARD_NAMING]")), how)
+      }
+    }
+  }
+
+  private val grouped = "SELECT id % 3 AS k, sum(id) FROM customer GROUP BY 1"
+
+  /** A name the user gave over the one Spark generated, in each way a user gives one. */
+  private def renamed(s: SparkSession): Seq[(String, DataFrame)] = {
+    val df = s.table("customer").select((col("id") % 3).as("k"), col("id"))
+    Seq(
+      "withColumnRenamed" -> s.sql(grouped).withColumnRenamed("sum(id)", "total"),
+      "selectExpr AS" -> s.sql(grouped).selectExpr("k", "`sum(id)` AS total"),
+      "alias" -> s.sql(grouped).select(col("k"), col("`sum(id)`").alias("total")),
+      "toDF" -> s.sql(grouped).toDF("k", "total"),
+      "renamed twice" -> s.sql(grouped).withColumnRenamed("sum(id)", "s")
+        .withColumnRenamed("s", "total"),
+      "SQL AS over a subquery" -> s.sql(s"SELECT k, `sum(id)` AS total FROM ($grouped)"),
+      "a struct's field" -> s.sql("SELECT id % 3 AS k, named_struct('total', sum(id)) AS s " +
+        "FROM customer GROUP BY 1"),
+      "agg(Map) renamed" -> df.groupBy("k").agg(Map("id" -> "sum"))
+        .withColumnRenamed("sum(id)", "total"),
+      "sum renamed" -> df.groupBy("k").sum("id").withColumnRenamed("sum(id)", "total"),
+      "count renamed" -> df.groupBy("k").agg(count("id")).withColumnRenamed("count(id)", "n"))
+  }
+
+  /** The DataFrame writes that store a DataFrame's names, and a CTAS over it as a view. */
+  private def dataFrameWrites(s: SparkSession): Seq[(String, DataFrame => Unit)] = Seq(
+    "df.write.parquet" -> (_.write.parquet(path())),
+    "saveAsTable" -> (_.write.saveAsTable(table())),
+    "CTAS over a view" -> { df =>
+      df.createOrReplaceTempView("renamed")
+      s.sql(s"CREATE TABLE ${table()} USING parquet AS SELECT * FROM renamed")
+    })
+
+  for (adaptive <- adaptiveModes) {
+    test(s"a name the user gave over a generated one is the user's (NAMING=fail, " +
+      s"adaptive=$adaptive)") {
+      val s = spark("spark", "spark.planguard.check.NAMING" -> "fail",
+        "spark.sql.adaptive.enabled" -> adaptive.toString)
+      for ((what, df) <- renamed(s); (how, write) <- dataFrameWrites(s)) {
+        write(df)
+        assert(namingRecords(s).isEmpty, s"$what, $how: ${namingRecords(s)}")
+      }
+    }
+  }
+
+  test("a generated name handed on unchanged is still Spark's: reported however it is handed on") {
+    val s = spark("spark")
+    // Made anew for each write: the same DataFrame written again is not reported again.
+    val handedOn = Seq[(String, () => DataFrame)](
+      "a subquery's column" -> (() => s.sql(s"SELECT k, `sum(id)` FROM ($grouped)")),
+      "another column renamed" -> (() => s.sql(grouped).withColumnRenamed("k", "key")),
+      "AS its own name" -> (() => s.sql(grouped).selectExpr("k", "`sum(id)` AS `sum(id)`")),
+      "toDF with its own name" -> (() => s.sql(grouped).toDF("key", "sum(id)")))
+    val dataFrame = if (!ApplySpecNames.supported) Nil else Seq[(String, () => DataFrame)](
+      "agg(Map), another column renamed" -> (() => s.table("customer")
+        .select((col("id") % 3).as("k"), col("id")).groupBy("k").agg(Map("id" -> "sum"))
+        .withColumnRenamed("k", "key")))
+    for ((what, df) <- handedOn ++ dataFrame; (how, write) <- dataFrameWrites(s)) {
+      val before = namingRecords(s).size
+      write(df())
+      assert(namingRecords(s).drop(before).map(_.differences) ==
+        Seq(Seq("#1 sum(id): named by Spark after its expression; name it yourself")),
+        s"$what, $how")
+    }
+  }
+
+  for (adaptive <- adaptiveModes; (order, rebalanceFirst) <- Seq("planguard first" -> false,
+      "planguard last" -> true)) {
+    test(s"one write, one report: a CTAS or saveAsTable whose insert another extension " +
+      s"rewrote ($order, adaptive=$adaptive)") {
+      val rebalance: Extension = new RebalanceBeforeWriteExtension
+      val extensions = if (rebalanceFirst) Seq(rebalance, planguard) else Seq(planguard, rebalance)
+      val s = newSession(extensions,
+        "spark.sql.adaptive.enabled" -> adaptive.toString, "spark.sql.warehouse.dir" -> dir())
+      s.range(10).createOrReplaceTempView("customer")
+      val writes = Seq[(String, () => Unit)](
+        "CTAS" -> (() => s.sql(s"CREATE TABLE ${table()} USING parquet AS $grouped")),
+        "saveAsTable" -> (() => s.sql(grouped).write.saveAsTable(table())),
+        "df.write.parquet" -> (() => s.sql(grouped).write.parquet(path())))
+      writes.foreach { case (how, write) =>
+        val (before, rewritten) = (namingRecords(s).size, RebalanceBeforeWrite.rewrites.get)
+        write()
+        assert(RebalanceBeforeWrite.rewrites.get > rewritten, s"$how: the rule rewrote no write")
+        assert(namingRecords(s).drop(before).map(_.differences) ==
+          Seq(Seq("#1 sum(id): named by Spark after its expression; name it yourself")), how)
       }
     }
   }

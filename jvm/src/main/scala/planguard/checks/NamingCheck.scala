@@ -1,6 +1,8 @@
 package planguard.checks
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, ExprId}
+import scala.annotation.tailrec
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, ExprId, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.types.StructType
 
@@ -8,7 +10,9 @@ import planguard.naming.GeneratedNames
 import planguard.schema.SchemaDiff
 
 /**
- * NAMING on a write (PersistedColumns): the stored names the user did not write.
+ * NAMING on a write (PersistedColumns): the stored names the user did not write. A stored
+ * column's name is judged where it was chosen: at the alias that named it, however many
+ * projections hand it on; a rename (`withColumnRenamed`, `toDF`, `AS`, `alias`) chooses anew.
  *  - `generated`: a name Spark (or `naming=spec`) made from the column's expression:
  *    such names differ between engines and versions, so the stored schema would too.
  *  - `qualified`: such a name carrying the relation qualifier of a column it was computed from:
@@ -24,11 +28,20 @@ object NamingCheck {
   def apply(command: LogicalPlan, query: LogicalPlan, names: Seq[String]): NamingCheck = {
     val remembered = GeneratedNames.remembered(query)
     val aliases: Map[ExprId, Alias] = query.flatMap(_.expressions.flatMap(_.collect {
-      case a: Alias if GeneratedNames.isGenerated(a, remembered) => a.exprId -> a
+      case a: Alias => a.exprId -> a
     })).toMap
+    // The alias that chose the name of the column `id` names: through the aliases that hand a
+    // column's name on unchanged (`x AS x`), to the one that gave it; none for a source column.
+    @tailrec def namedBy(id: ExprId, seen: Set[ExprId]): Option[Alias] = aliases.get(id) match {
+      case Some(Alias(child: NamedExpression, name))
+          if child.name == name && !seen(child.exprId) => namedBy(child.exprId, seen + id)
+      case found => found
+    }
     val stored = StructType(query.schema.zip(names).map { case (f, n) => f.copy(name = n) })
     val flagged = query.output.zip(names).zipWithIndex.flatMap { case ((attribute, name), i) =>
-      aliases.get(attribute.exprId).filter(_.name == name).map(a => (i, name, qualifier(a)))
+      namedBy(attribute.exprId, Set(attribute.exprId))
+        .filter(a => a.name == name && GeneratedNames.isGenerated(a, remembered))
+        .map(a => (i, name, qualifier(a)))
     }
     val where = s"in ${command.nodeName}"
     def diff(found: Seq[(Int, String, Option[String])], what: ((String, Option[String])) => String)

@@ -23,7 +23,7 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
       ApplySpecNames.warnUnsupported()
     }
     PersistedColumns(plan)
-      .filter { case (query, _) => query.getTagValue(CheckAnalyzedPlan.Passed).isEmpty }
+      .filterNot { case (query, names) => CheckAnalyzedPlan.judged(query, names) }
       .foreach { case (query, names) =>
         val found = NamingCheck(plan, query, names)
         val levels = PlanGuardConf.levels(conf)
@@ -35,11 +35,24 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
           found.generated)(_ => None)
         // A write that runs another write of the same query (CTAS and saveAsTable write it
         // through an insert of their own) is checked once; a write that failed, every time.
-        query.setTagValue(CheckAnalyzedPlan.Passed, ())
+        query.setTagValue(CheckAnalyzedPlan.Passed, names)
       }
   }
 }
 
 object CheckAnalyzedPlan {
-  private val Passed = TreeNodeTag[Unit]("planguard.namingPassed")
+  // On the query of a write that passed: the names it stores.
+  private val Passed = TreeNodeTag[Seq[String]]("planguard.namingPassed")
+
+  /**
+   * True when `query` stores, under `names`, the very columns of a write that passed: its query,
+   * or that query under operators that hand its columns on — the insert a CTAS or saveAsTable
+   * runs, whose query another extension may have rewritten on the way (Kyuubi's rebalance before
+   * writing puts a RebalancePartitions, and a Sort, over it).
+   */
+  private def judged(query: LogicalPlan, names: Seq[String]): Boolean = {
+    val columns = query.output.map(_.exprId)
+    query.find(p => p.getTagValue(Passed).contains(names) && p.output.map(_.exprId) == columns)
+      .isDefined
+  }
 }
