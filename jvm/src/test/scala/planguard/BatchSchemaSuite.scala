@@ -9,7 +9,8 @@ import org.apache.spark.sql.functions.{col, sum}
 
 import planguard.errors.{InvariantViolation, PlanGuardConfException}
 import planguard.exec.CheckBatchSchemaExec
-import planguard.testing.{DropLastFieldExtension, LongVectorsExtension, NotNullClaimExtension}
+import planguard.testing.{DropLastFieldExtension, LongVectorsExtension, NotNullClaimExtension,
+  UntypedNullsExtension}
 
 /** BATCH_SCHEMA: what execution produces has the plan's schema. */
 class BatchSchemaSuite extends SparkSessions {
@@ -127,6 +128,24 @@ class BatchSchemaSuite extends SparkSessions {
     val late = intercept[Exception](
       spark.range(5).selectExpr("cast(IF(id > 9, NULL, id) as int) as a").collect())
     assert(violation(late).isEmpty)
+  }
+
+  private val untypedNulls: Extension = new UntypedNullsExtension
+
+  for ((order, extensions) <- orders(untypedNulls); adaptive <- adaptiveModes) {
+    // The relaxation that compares a vector declaring no type (Iceberg's) by nothing but its
+    // nulls must still catch the null it holds in a NOT NULL column.
+    test(s"a vector that declares no type is still held to its NOT NULL columns " +
+      s"($order, adaptive=$adaptive)") {
+      def query(s: SparkSession) = s.range(3).selectExpr("cast(id + 7 as int) as a")
+      val wrong = query(session(Seq(untypedNulls), adaptive)).collect()
+      // Each batch's first row is null: read as 0 where the column has 7, 8 and 9.
+      assert(wrong.map(_.getInt(0)).contains(0), "the lie gives 0 for the null")
+      val e = violation(intercept[Exception](query(session(extensions, adaptive)).collect()))
+      assert(e.map(_.invariantId).contains("BATCH_SCHEMA"), e)
+      assert(e.get.getMessage.contains("#0 a"), e.get.getMessage)
+      assert(e.get.ruleName.contains("UntypedNullsExec"), e.get.ruleName)
+    }
   }
 
   private def legalQueries(spark: SparkSession, dir: String): Seq[(DataFrame, Seq[String])] = {
