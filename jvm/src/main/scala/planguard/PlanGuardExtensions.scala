@@ -3,6 +3,7 @@ package planguard
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.planguard.ui.LiveUi
 
+import planguard.install.{BuiltFor, ExtensionClasses}
 import planguard.naming.{ApplySpecNames, GeneratedNames}
 import planguard.report.{GuardedSessions, ViolationsFunction}
 import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule,
@@ -24,7 +25,7 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
     // On a Spark line the jar was not built for, nothing (BuiltFor logs the one line saying so);
     // on a line newer than every line, the newest line's checks (the second argument).
     if (PlanGuardExtensions.once.first(extensions) &&
-        BuiltFor.installs("planguard.PlanGuardExtensions", true)) {
+        BuiltFor.installs(ExtensionClasses.CHECKS, true)) {
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
       // Spark 3.5 has no such place: there, only the names Spark marks itself are known as
