@@ -69,7 +69,7 @@ _PACKAGE = re.compile(
 # (`private[planguard]`).
 _NOT_CODE = re.compile(r"""//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\\n])'|"{3}.*?"{3}|"(?:\\.|[^"\\\n])*"|"""
                        r"(?:private|protected)\[\w+\]", re.S)
-# A name of planguard's, imported or written out in code (`planguard.report.Guarded(...)`).
+# A name of planguard's, imported or written out in code (`planguard.report.Violations`).
 _REFERENCE = re.compile(
     r"(?<![\w.])(?:_root_\.)?((?:org\.apache\.spark\.sql\.(?:\w+\.)*)?planguard(?:\.\w+)*)")
 
@@ -87,7 +87,7 @@ def _package_imports() -> dict:
     for source, text in code.items():
         for name in _REFERENCE.findall(_PACKAGE.sub(" ", text)):
             parts = name.split(".")
-            # the longest package the name starts with: planguard.report.Guarded is report's
+            # the longest package the name starts with: planguard.report.Violations is report's
             package = next((".".join(parts[:n]) for n in range(len(parts), 0, -1)
                             if ".".join(parts[:n]) in found), None)
             if package is not None and package != packages[source]:
