@@ -10,6 +10,7 @@ import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck}
 import planguard.claims.ClaimsCheck
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Phase}
+import planguard.query.PlannedQuery
 import planguard.report.{Findings, Violations}
 import planguard.schema.LogicalTypes
 

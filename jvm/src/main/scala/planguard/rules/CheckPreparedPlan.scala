@@ -9,6 +9,7 @@ import planguard.attribution.CheckOnly
 import planguard.checks.Outputs
 import planguard.conf.PlanGuardConf
 import planguard.contract.Phase
+import planguard.query.PlannedQuery
 import planguard.report.Findings
 import planguard.schema.LogicalTypes
 

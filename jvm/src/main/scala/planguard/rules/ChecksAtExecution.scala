@@ -6,6 +6,7 @@ import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 import planguard.checks.Outputs
 import planguard.conf.PlanGuardConf
 import planguard.exec.BeforeFirstTask
+import planguard.query.PlannedQuery
 import planguard.report.Findings
 import planguard.schema.LogicalTypes
 
