@@ -23,7 +23,7 @@ import org.apache.spark.sql.catalyst.util.AUTO_GENERATED_ALIAS
 object GeneratedNames {
   // On an UnresolvedAlias, and so on the Alias it resolves to.
   private val Tag = TreeNodeTag[Unit]("planguard.generatedName")
-  // On an operator: the ids of the generated aliases it held when Remember saw it.
+  // On an operator: the ids of the generated aliases it held when remember saw it.
   private val Ids = TreeNodeTag[Set[Long]]("planguard.generatedNames")
 
   /** The ids of the generated aliases remembered on one operator (remember). */
