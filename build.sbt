@@ -69,7 +69,7 @@ lazy val planguard = (project in file("."))
     target := baseDirectory.value / "target" / s"spark-${sparkLine.line}",
     Compile / scalaSource := baseDirectory.value / "jvm" / "src" / "main" / "scala",
     Compile / javaSource := baseDirectory.value / "jvm" / "src" / "main" / "java",
-    // The line the jar is built for and every line there is, read by planguard.BuiltFor.
+    // The line the jar is built for and every line there is, read by planguard.install.BuiltFor.
     Compile / resourceGenerators += Def.task {
       val file = (Compile / resourceManaged).value / "planguard" / "build.properties"
       val lines = sparkLines.map(_.line).mkString(",")

@@ -61,31 +61,76 @@ def test_every_invariant_is_documented_with_an_example_error():
         assert f"| `{invariant}` |" in readme, f"README.md's table lacks {invariant}"
 
 
+# A JVM source's package: planguard's (`planguard`, `planguard.rules`, ...) or one of planguard's
+# inside Spark's (`org.apache.spark.sql.planguard.ui`: accessors to what Spark keeps private).
+_PACKAGE = re.compile(
+    r"^package ((?:org\.apache\.spark\.sql\.(?:\w+\.)*)?planguard(?:\.\w+)*);?$", re.M)
+# What names no package: comments, string and character literals, access qualifiers
+# (`private[planguard]`).
+_NOT_CODE = re.compile(r"""//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\\n])'|"{3}.*?"{3}|"(?:\\.|[^"\\\n])*"|"""
+                       r"(?:private|protected)\[\w+\]", re.S)
+# A name of planguard's, imported or written out in code (`planguard.report.Violations`).
+_REFERENCE = re.compile(
+    r"(?<![\w.])(?:_root_\.)?((?:org\.apache\.spark\.sql\.(?:\w+\.)*)?planguard(?:\.\w+)*)")
+
+
 def _package_imports() -> dict:
-    """{package of planguard's Scala sources: the other packages of planguard they import};
-    the root package (the extensions, the session registry) is "planguard"."""
-    found = {}
-    sources = [s for tree in ("src", "tools/src", "demo/src")
-               for s in (ROOT / "jvm" / tree / "main").rglob("*.scala")]
-    for source in sources:
-        text = source.read_text()
-        package = re.search(r"^package (planguard(?:\.\w+)?)$", text, re.M)
-        if package is None:
-            continue  # Spark's packages (accessors to what Spark keeps private)
-        imported = {("planguard." + sub) if sub else "planguard" for sub in
-                    re.findall(r"^import planguard\.(?:([a-z]\w*)\b|[A-Z{])", text, re.M)}
-        found.setdefault(package.group(1), set()).update(imported - {package.group(1)})
+    """{package of planguard's JVM sources: the other packages of planguard its files import or
+    name in full}, over the main sources of every jar and every Spark line's folder (Scala and
+    Java); the root package (the extensions, the session registry) is "planguard"."""
+    code = {source: _NOT_CODE.sub(" ", source.read_text())
+            for tree in ("src", "tools/src", "demo/src")
+            for source in (ROOT / "jvm" / tree / "main").rglob("*")
+            if source.suffix in (".scala", ".java")}
+    packages = {source: _PACKAGE.search(text).group(1) for source, text in code.items()}
+    found = {package: set() for package in packages.values()}
+    for source, text in code.items():
+        for name in _REFERENCE.findall(_PACKAGE.sub(" ", text)):
+            parts = name.split(".")
+            # the longest package the name starts with: planguard.report.Violations is report's
+            package = next((".".join(parts[:n]) for n in range(len(parts), 0, -1)
+                            if ".".join(parts[:n]) in found), None)
+            if package is not None and package != packages[source]:
+                found[packages[source]].add(package)
     return found
+
+
+def _package_table() -> dict:
+    """{package: the packages it may depend on}, docs/architecture.md's package table."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    table = text.split("\n| package | what it is | may depend on |\n|---|---|---|\n")[1]
+
+    def package(cell):
+        name = re.sub(r"\(.*?\)", "", cell).strip().strip("`")
+        return ("planguard" if name in ("root", "planguard") else
+                name if name.startswith("org.") else "planguard." + name)
+
+    rows = {}
+    for row in table.split("\n\n")[0].splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+        depends = re.sub(r"\(.*?\)", "", cells[2])
+        rows[package(cells[0])] = {package(d) for d in depends.split(",") if d.strip() != "—"}
+    return rows
+
+
+def test_each_package_depends_on_what_its_row_says():
+    """docs/architecture.md's package table is the package graph: every package a row, and a row
+    lists the packages it imports, no more, no fewer."""
+    graph, table = _package_imports(), _package_table()
+    assert {"planguard", "planguard.checks", "planguard.rules", "planguard.contract",
+            "planguard.stages", "planguard.statements", "planguard.shims",
+            "org.apache.spark.sql.planguard.ui"} <= graph.keys()
+    wrong = {package: {"imports, not in its row": sorted(graph.get(package, set()) - allowed),
+                       "in its row, not imported": sorted(allowed - graph.get(package, set()))}
+             for package, allowed in table.items() if graph.get(package) != allowed}
+    wrong.update({package: "no row" for package in graph.keys() - table.keys()})
+    wrong.update({package: "a row, no source" for package in table.keys() - graph.keys()})
+    assert not wrong, "docs/architecture.md's package table is not the imports:\n" + \
+        "\n".join(f"{package}: {why}" for package, why in sorted(wrong.items()))
 
 
 def test_packages_have_no_cycles():
     graph = _package_imports()
-    assert {"planguard", "planguard.checks", "planguard.rules", "planguard.contract",
-            "planguard.stages", "planguard.statements"} <= graph.keys()
-    # Only the extensions' entry points sit in the root package: no package imports it but the
-    # planner's extension (AppliedOnce).
-    assert [p for p, imported in graph.items() if "planguard" in imported] == \
-        ["planguard.planner"]
     done, path = set(), []
 
     def visit(package):
@@ -100,6 +145,26 @@ def test_packages_have_no_cycles():
 
     for package in sorted(graph):
         visit(package)
+    # Only the extensions' entry points sit in the root package: no package imports it but the
+    # planner's extension (AppliedOnce).
+    assert [p for p, imported in graph.items() if "planguard" in imported] == \
+        ["planguard.planner"]
+
+
+def test_the_checks_report_nothing():
+    """A check returns what it found (a Departure) and reports nothing: no package of checks
+    reaches `report`, through any package."""
+    graph = _package_imports()
+
+    def reached(package, seen):
+        for other in graph.get(package, ()):
+            if other not in seen:
+                seen.add(other)
+                reached(other, seen)
+        return seen
+
+    for checks in ["planguard.checks", "planguard.claims"]:
+        assert "planguard.report" not in reached(checks, set()), f"{checks} reaches report"
 
 
 def test_the_installed_package_declares_its_type_hints():

@@ -3,10 +3,10 @@ package planguard
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.planguard.ui.LiveUi
 
-import planguard.naming.{ApplySpecNames, GeneratedNames}
+import planguard.install.{BuiltFor, ExtensionClasses}
 import planguard.report.{GuardedSessions, ViolationsFunction}
-import planguard.rules.{CheckAdaptivePlan, CheckAnalyzedPlan, PlanGuardColumnarRule,
-  RememberAnalyzedPlan}
+import planguard.rules.{ApplySpecNames, CheckAdaptivePlan, CheckAnalyzedPlan, MarkGeneratedNames,
+  PlanGuardColumnarRule, RememberAnalyzedPlan, RememberGeneratedNames}
 import planguard.shims.ExtensionPoints
 
 /**
@@ -24,16 +24,16 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
     // On a Spark line the jar was not built for, nothing (BuiltFor logs the one line saying so);
     // on a line newer than every line, the newest line's checks (the second argument).
     if (PlanGuardExtensions.once.first(extensions) &&
-        BuiltFor.installs("planguard.PlanGuardExtensions", true)) {
+        BuiltFor.installs(ExtensionClasses.CHECKS, true)) {
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
       // Spark 3.5 has no such place: there, only the names Spark marks itself are known as
       // generated (GeneratedNames), and naming=spec is not available (ApplySpecNames.supported).
-      if (ExtensionPoints.injectBeforeResolution(extensions, GeneratedNames.Mark(_))) {
+      if (ExtensionPoints.injectBeforeResolution(extensions, MarkGeneratedNames(_))) {
         // The Resolution batch sees the resolved aliases before Spark's CleanupAliases drops
         // their tags: remember them; and naming=spec renames them there, before anything copies
         // their names (stars, CTE references, CTAS commands).
-        extensions.injectResolutionRule(session => GeneratedNames.Remember(session))
+        extensions.injectResolutionRule(session => RememberGeneratedNames(session))
         extensions.injectResolutionRule(session => ApplySpecNames(session))
       }
       // Check rules run once on each query's final analyzed plan (NAMING).

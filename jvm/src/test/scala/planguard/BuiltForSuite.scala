@@ -4,7 +4,9 @@ import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import planguard.BuiltFor.Fit
+import planguard.install.{BuiltFor, ExtensionClasses}
+import planguard.install.BuiltFor.Fit
+import planguard.planner.PlanGuardPlannerExtensions
 
 /**
  * Which Spark a jar installs on (BuiltFor), on whichever line this build is for. Sessions on a
@@ -38,5 +40,10 @@ class BuiltForSuite extends AnyFunSuite {
     val expected = if (BuiltFor.LINE == lines.last) Fit.NEWER else Fit.OTHER
     Seq("4.3.0", "5.0.0").foreach(v => assert(BuiltFor.fit(v) == expected, v))
     assert(BuiltFor.installs("its checks", true) && BuiltFor.installs("its planner", false))
+  }
+
+  test("the extensions' class names, as users list them") {
+    assert(ExtensionClasses.CHECKS == classOf[PlanGuardExtensions].getName)
+    assert(ExtensionClasses.PLANNER == classOf[PlanGuardPlannerExtensions].getName)
   }
 }

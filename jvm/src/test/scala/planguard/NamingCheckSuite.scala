@@ -7,7 +7,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
 import planguard.errors.InvariantViolation
-import planguard.naming.ApplySpecNames
+import planguard.rules.ApplySpecNames
 import planguard.report.ViolationLog
 import planguard.testing.{RebalanceBeforeWrite, RebalanceBeforeWriteExtension}
 

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.functions._
 
-import planguard.naming.ApplySpecNames
+import planguard.rules.ApplySpecNames
 
 /** spark.planguard.naming=spec: docs/naming.md's rules, SQL and DataFrame API; user names kept. */
 class NamingSuite extends SparkSessions {

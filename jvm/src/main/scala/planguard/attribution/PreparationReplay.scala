@@ -7,7 +7,6 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ApplyColumnarRulesAndInsertTransitions, SparkPlan}
 import org.apache.spark.sql.execution.planguard.PreparationRules
 
-import planguard.report.Guarded
 import planguard.shims.ExtensionPoints
 
 /**
@@ -41,7 +40,7 @@ object PreparationReplay {
       : Iterator[(SparkPlan, Option[String])] =
     rules(session).scanLeft(planned -> Option.empty[String]) { case ((plan, _), (rule, kind)) =>
       // Preparing subqueries runs planguard's own rules again: they must not check then.
-      val next = try Guarded.suspended(rule(plan)) catch { case NonFatal(_) => plan }
+      val next = try Replaying(rule(plan)) catch { case NonFatal(_) => plan }
       next -> Some(s"${rule.ruleName} ($kind)")
     }
 

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSou
  * `a#18 AS a#12` that renames each column the source read (`a#18`) to the stream's (`a#12`); the
  * streaming engine removes the marker before the optimizer runs and runs the batch as a query of
  * its own, prepared outside any SQL execution. The batch's query is then a root like any other
- * (Spark 4.2's optimizer removes those aliases as redundant: rules.RedundantAliases).
+ * (Spark 4.2's optimizer removes those aliases as redundant: query.RedundantAliases).
  */
 object MicroBatchV1Write {
 

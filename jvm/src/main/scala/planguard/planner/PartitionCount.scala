@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.SQLExecution
 import org.apache.spark.sql.internal.SQLConf
 
-import planguard.rules.AnalyzedPlans
+import planguard.query.AnalyzedPlans
 
 /**
  * How many partitions the exchanges planguard's planner emits have: the query's

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.trees.TreePattern.UNRESOLVED_HINT
 import org.apache.spark.sql.types.IntegerType
 
 import planguard.errors.PlanGuardErrors
-import planguard.report.Guarded
+import planguard.rules.Guarded
 
 /**
  * Resolves `/*+ PLANGUARD_PARTITIONS(n) */`: the exchanges planguard's planner emits for the query

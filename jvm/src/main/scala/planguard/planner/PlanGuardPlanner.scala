@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 
 import planguard.conf.PlanGuardConf
-import planguard.report.Guarded
+import planguard.rules.Guarded
 
 /**
  * planguard's planner (spark.planguard.planner.enabled): plans aggregations and equi-joins with

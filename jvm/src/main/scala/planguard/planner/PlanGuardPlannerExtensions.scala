@@ -3,7 +3,8 @@ package planguard.planner
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.slf4j.LoggerFactory
 
-import planguard.{AppliedOnce, BuiltFor}
+import planguard.AppliedOnce
+import planguard.install.{BuiltFor, ExtensionClasses}
 import planguard.shims.ExtensionPoints
 
 /**
@@ -19,7 +20,7 @@ class PlanGuardPlannerExtensions extends SparkSessionExtensionsProvider {
     // planner builds Spark's physical operators, whose constructors change between lines (4.3's
     // ShuffleExchangeExec gained a parameter).
     if (PlanGuardPlannerExtensions.once.first(extensions) &&
-        BuiltFor.installs("planguard.planner.PlanGuardPlannerExtensions", false)) {
+        BuiltFor.installs(ExtensionClasses.PLANNER, false)) {
       // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken before that (the
       // Hints batch; on 3.5, Resolution) and carried on the query's joins and aggregations to the
       // planner.

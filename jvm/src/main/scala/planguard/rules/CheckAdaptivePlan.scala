@@ -10,7 +10,8 @@ import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck}
 import planguard.claims.ClaimsCheck
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Phase}
-import planguard.report.{Findings, Guarded, Violations}
+import planguard.query.PlannedQuery
+import planguard.report.{Findings, Violations}
 import planguard.schema.LogicalTypes
 
 /**

@@ -7,8 +7,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import planguard.checks.{NamingCheck, PersistedColumns}
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Level, Phase}
-import planguard.naming.ApplySpecNames
-import planguard.report.{Guarded, Violations}
+import planguard.report.Violations
 
 /**
  * NAMING on each analyzed write command: at analysis, so that a failing write writes nothing.

@@ -9,7 +9,8 @@ import planguard.attribution.CheckOnly
 import planguard.checks.Outputs
 import planguard.conf.PlanGuardConf
 import planguard.contract.Phase
-import planguard.report.{Findings, Guarded}
+import planguard.query.PlannedQuery
+import planguard.report.Findings
 import planguard.schema.LogicalTypes
 
 /**

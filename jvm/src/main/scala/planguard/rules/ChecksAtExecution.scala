@@ -6,7 +6,8 @@ import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 import planguard.checks.Outputs
 import planguard.conf.PlanGuardConf
 import planguard.exec.BeforeFirstTask
-import planguard.report.{Findings, Guarded}
+import planguard.query.PlannedQuery
+import planguard.report.Findings
 import planguard.schema.LogicalTypes
 
 /**

@@ -9,6 +9,7 @@ import planguard.checks.{OptimizerSchemaCheck, Outputs, PhysicalSchemaCheck, Pla
 import planguard.claims.{Baseline, ClaimsCheck, LocalRows}
 import planguard.conf.Levels
 import planguard.contract.{Invariant, Phase}
+import planguard.query.PlannedQuery
 import planguard.report.Violations
 import planguard.schema.LogicalTypes
 

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 
 import planguard.attribution.CheckOnly
 import planguard.conf.PlanGuardConf
+import planguard.query.AnalyzedPlans
 
 /**
  * Remembers the analyzed root of every QueryExecution as it becomes the optimizer's input, so that

@@ -5,8 +5,8 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
 import planguard.errors.InvariantViolation
+import planguard.query.PlannedQuery
 import planguard.report.{Findings, ViolationRecord}
-import planguard.rules.PlannedQuery
 
 /**
  * planguard's section of EXPLAIN, listed in `spark.sql.extendedExplainProviders` (Spark 4.0's

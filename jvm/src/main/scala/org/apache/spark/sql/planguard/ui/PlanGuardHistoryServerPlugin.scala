@@ -6,7 +6,7 @@ import org.apache.spark.status.{AppHistoryServerPlugin, ElementTrackingStore}
 import org.apache.spark.ui.SparkUI
 import org.slf4j.LoggerFactory
 
-import planguard.{BuiltFor, PlanGuardExtensions}
+import planguard.install.{BuiltFor, ExtensionClasses}
 
 /**
  * The planguard tab in the history server, registered in META-INF/services: the history server
@@ -30,8 +30,6 @@ final class PlanGuardHistoryServerPlugin extends AppHistoryServerPlugin {
 }
 
 private object PlanGuardHistoryServerPlugin {
-  private val extension = classOf[PlanGuardExtensions].getName
-
   /**
    * Whether this jar shows the tab in this history server: on its own line or a newer one, as the
    * extensions install (BuiltFor). Said once, when it does not.
@@ -47,7 +45,7 @@ private object PlanGuardHistoryServerPlugin {
   def listed(ui: SparkUI): Boolean =
     try {
       ui.store.environmentInfo().sparkProperties.exists { case (key, value) =>
-        key == "spark.sql.extensions" && value.split(",").map(_.trim).contains(extension)
+        key == "spark.sql.extensions" && value.split(",").map(_.trim).contains(ExtensionClasses.CHECKS)
       }
     } catch {
       case _: NoSuchElementException => false // an event log without the environment

@@ -1,4 +1,4 @@
-package planguard.rules
+package planguard.query
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}

@@ -1,4 +1,4 @@
-package planguard.rules
+package planguard.query
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.QueryPlanningTracker

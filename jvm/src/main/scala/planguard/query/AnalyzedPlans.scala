@@ -1,4 +1,4 @@
-package planguard.rules
+package planguard.query
 
 import java.lang.ref.WeakReference
 

@@ -1,4 +1,4 @@
-package planguard;
+package planguard.install;
 
 import java.io.IOException;
 import java.io.InputStream;

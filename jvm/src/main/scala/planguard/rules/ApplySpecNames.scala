@@ -1,4 +1,4 @@
-package planguard.naming
+package planguard.rules
 
 import java.util.Locale
 import java.util.concurrent.atomic.AtomicBoolean
@@ -12,7 +12,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.slf4j.LoggerFactory
 
 import planguard.conf.PlanGuardConf
-import planguard.report.Guarded
+import planguard.naming.{GeneratedNames, SpecName}
 import planguard.shims.ExtensionPoints
 
 /**
@@ -84,7 +84,7 @@ final case class ApplySpecNames(session: SparkSession) extends Rule[LogicalPlan]
 object ApplySpecNames {
   /**
    * naming=spec needs to know every generated name, which only a rule before Resolution can tell
-   * (GeneratedNames.Mark): not on Spark 3.5, where names stay Spark's.
+   * (MarkGeneratedNames): not on Spark 3.5, where names stay Spark's.
    */
   val supported: Boolean = ExtensionPoints.beforeResolution
 

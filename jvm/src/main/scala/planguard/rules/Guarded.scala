@@ -1,4 +1,4 @@
-package planguard.report
+package planguard.rules
 
 import scala.util.control.NonFatal
 
@@ -6,30 +6,23 @@ import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
 
+import planguard.attribution.Replaying
 import planguard.conf.PlanGuardConf
+import planguard.report.{ViolationLog, ViolationRecord}
 import planguard.shims.ErrorCondition
 
 /**
  * Runs planguard's checks: not at all when planguard is disabled, and so that a bug in planguard
  * never breaks the user's query: it is logged, recorded as INTERNAL_ERROR, and the query goes on
- * (unless spark.planguard.internalErrors=fail).
+ * (unless spark.planguard.internalErrors=fail). Beside the hooks: every rule planguard injects
+ * runs its work through it. Nothing is checked on a thread that replays Spark's preparation
+ * (attribution.Replaying).
  */
 object Guarded {
   private val log = LoggerFactory.getLogger("planguard")
 
-  private val suspendedHere = ThreadLocal.withInitial[java.lang.Boolean](() => false)
-
   def apply(session: SparkSession, what: String)(checks: => Unit): Unit =
-    if (!suspendedHere.get) orElse(session, what, ())(checks)
-
-  /**
-   * `body` with this thread's checks suspended: for a replay of Spark's preparation
-   * (attribution), which must not check, nor record, anything again.
-   */
-  def suspended[T](body: => T): T = {
-    suspendedHere.set(true)
-    try body finally suspendedHere.set(false)
-  }
+    if (!Replaying.now) orElse(session, what, ())(checks)
 
   /** As `apply`, for a step that produces a value: `fallback` when disabled or on a bug. */
   def orElse[T](session: SparkSession, what: String, fallback: => T)(step: => T): T = {
