@@ -40,6 +40,14 @@ def test_violation_raised(spark, tmp_path):
         spark.range(3).selectExpr("id * 2").write.parquet(str(tmp_path / "t"))
     finally:
         spark.conf.unset("spark.planguard.check.NAMING")
+
+
+def test_zz_a_session_stopped_before_any_query_ran_no_query_unchecked(spark):
+    from pyspark.sql import SparkSession
+
+    spark.stop()
+    # A new context, whose session's state is never built: it stops first.
+    SparkSession.builder.master("local[1]").getOrCreate().stop()
 '''
 
 
@@ -189,6 +197,10 @@ def test_ini_setting_the_plugins_spark_fixture_and_failing_on_warnings(runs):
     outcome, message = outcomes[test + "violation_raised"]
     assert outcome == "failure" and "InvariantViolation: [PLANGUARD_NAMING]" in message
     assert "planguard: the queries of this test" not in message
+    # A session stopped before it ran a query ran nothing unchecked (Apache Spark's own
+    # test_session.py stops sessions so).
+    stopped = test + "zz_a_session_stopped_before_any_query_ran_no_query_unchecked"
+    assert outcomes[stopped] == ("passed", "") and "NOT CHECKED" not in output, output[-3000:]
 
 
 def test_mode_off_overrides_the_ini_and_a_bad_mode_is_refused(tmp_path):

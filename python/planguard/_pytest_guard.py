@@ -102,6 +102,9 @@ class Guard:
             if key in self._unchecked:
                 continue
             if key not in self._counts and not planguard.installed(spark):
+                if _listed_by_its_context(spark):
+                    # Stopped before any query built its state: nothing ran unchecked.
+                    continue
                 self._unchecked.add(key)
                 item.stash.setdefault(_PHASE_UNCHECKED, []).append(_unchecked(item, spark))
                 continue
@@ -137,6 +140,14 @@ class Guard:
                 "(--planguard-fail-on-warn fails warn-level ones):")
         for line in self._findings:
             terminalreporter.line(line)
+
+
+def _listed_by_its_context(spark) -> bool:
+    """Whether the session's SparkContext lists planguard's extension, which every session of
+    the context installs when its state is built: a session not yet built (and whose context
+    stopped, so that it never will be) is not one without planguard."""
+    listed = spark._jsparkSession.sparkContext().conf().get("spark.sql.extensions", "")
+    return planguard.EXTENSION_CLASS in [name.strip() for name in listed.split(",")]
 
 
 def _unchecked(item, spark) -> str:
