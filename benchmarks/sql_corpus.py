@@ -109,7 +109,7 @@ RUN_SPECIFIC_ROWS = ("Created Time", "Last Access", "Created By", "transient_las
 # ... TABLESAMPLE (1 PERCENT)`), the file's later statements read rows that differ from run to run.
 WRITES = re.compile(r"\b(insert|create)\b", re.IGNORECASE)
 # The one row installing planguard adds to a result, by design: SHOW FUNCTIONS lists its table
-# function (README, "SQL"). Left out of the planguard runs' rows.
+# function (docs/usage.md, "SQL"). Left out of the planguard runs' rows.
 PLANGUARD_FUNCTION = ["planguard_violations"]
 
 # The tables Spark's suite creates before any file runs (SQLQueryTestSuite.createTestTables).

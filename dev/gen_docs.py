@@ -20,12 +20,19 @@ README = ROOT / "README.md"
 POSITIVE_INTEGER = "<positive integer>"
 
 
-def conf_table(confs: dict, docs: str) -> str:
-    """The table; `docs` is the path from the page to docs/, for the links."""
-    lines = ["| key | default | allowed | since | doc |", "|---|---|---|---|---|"]
+def conf_table(confs: dict, docs: str, with_docs: bool) -> str:
+    """The table; `docs` is the path from the page to docs/, for the links. Without its docs
+    (README.md's), each key's default and allowed values."""
+    if not with_docs:
+        lines = ["| key | default | allowed |", "|---|---|---|"]
+    else:
+        lines = ["| key | default | allowed | since | doc |", "|---|---|---|---|---|"]
     for key, entry in confs.items():
         allowed = "a positive integer" if entry["allowed"] == [POSITIVE_INTEGER] else \
             ", ".join(f"`{value}`" for value in entry["allowed"])
+        if not with_docs:
+            lines.append(f"| `{key}` | `{entry['default']}` | {allowed} |")
+            continue
         # The doc is also the text of PLANGUARD_INVALID_CONF, plain text: what Markdown would
         # read as markup is escaped, and its doc paths become links.
         doc = entry["doc"].replace("|", "\\|").replace("<", "&lt;").replace("*", "\\*")
@@ -48,8 +55,8 @@ def generated() -> dict:
     """Each generated doc: path -> the text it should have."""
     confs = json.loads(CONFS.read_text(encoding="utf-8"))
     return {path: between_markers(path.read_text(encoding="utf-8"), "confs",
-                                  conf_table(confs, docs))
-            for path, docs in ((CONFIGURATION, ""), (README, "docs/"))}
+                                  conf_table(confs, docs, with_docs))
+            for path, docs, with_docs in ((CONFIGURATION, "", True), (README, "docs/", False))}
 
 
 def main(argv: list) -> int:

@@ -96,13 +96,19 @@ def test_removed_exchange_under_final_aggregate_fails(spark, adaptive, conf):
     assert len(groups().collect()) == 20
 
 
-def test_invalid_conf_names_key_and_allowed_values(spark, conf):
-    conf("spark.planguard.mode", "fial")
-    with pytest.raises(Exception) as caught:
-        spark.range(1).collect()
-    message = str(caught.value)
-    assert "PLANGUARD_INVALID_CONF" in message
-    assert "spark.planguard.mode" in message and "'fail', 'warn', 'off'" in message
+def test_invalid_conf_is_refused_where_it_is_set_and_the_old_value_stays(spark):
+    from pyspark.errors import IllegalArgumentException
+
+    before = spark.conf.get("spark.planguard.mode")
+    for set_it in (lambda: spark.conf.set("spark.planguard.mode", "fial"),
+                   lambda: spark.sql("SET spark.planguard.mode = fial")):
+        with pytest.raises(IllegalArgumentException) as caught:
+            set_it()
+        assert caught.value.getCondition() == "PLANGUARD_INVALID_CONF"
+        message = str(caught.value)
+        assert "spark.planguard.mode" in message and "'fail', 'warn', 'off'" in message
+    assert spark.conf.get("spark.planguard.mode") == before
+    assert spark.range(1).count() == 1
 
 
 def test_failing_check_writes_nothing_to_delta_or_parquet(spark, adaptive, conf, tmp_path):

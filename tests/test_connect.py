@@ -126,14 +126,14 @@ def test_a_broken_rule_raises_invariant_violation(remote, remote_conf, enriched,
     assert str(e).startswith("[PLANGUARD_OPTIMIZER_SCHEMA] Invariant OPTIMIZER_SCHEMA broken")
 
 
-def test_planguard_s_other_errors_stay_pyspark_s(remote, remote_conf):
+def test_planguard_s_other_errors_stay_pyspark_s(remote):
     from pyspark.errors.exceptions.connect import IllegalArgumentException
 
-    remote_conf("spark.planguard.mode", "probe")
-    with pytest.raises(IllegalArgumentException) as caught:
-        remote.range(1).collect()
+    with pytest.raises(IllegalArgumentException) as caught:  # refused where it is set
+        remote.conf.set("spark.planguard.mode", "probe")
     assert not isinstance(caught.value, planguard.InvariantViolation)
     assert caught.value.getCondition() == "PLANGUARD_INVALID_CONF"
+    assert remote.conf.get("spark.planguard.mode") == "fail"
 
 
 def test_the_report_from_sql_and_explain(remote, remote_conf, capsys):

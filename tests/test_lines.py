@@ -41,8 +41,10 @@ print("RESULT " + json.dumps(out))
 """
 QUERIES = {
     "rows": "SELECT k, count(*) AS n FROM VALUES (1), (1), (2) AS t(k) GROUP BY k ORDER BY k",
-    # Fails with [PLANGUARD_INVALID_CONF] where planguard is installed; Spark takes any value.
+    # Refused with [PLANGUARD_INVALID_CONF] where planguard is installed, and the mode stays;
+    # Spark takes any value.
     "probe": "SET spark.planguard.mode = probe",
+    "kept": "SET spark.planguard.mode",
 }
 ROWS = [[1, 2], [2, 1]]
 
@@ -127,6 +129,7 @@ def test_the_running_lines_jar_and_planner_install_and_plan_a_legal_query(tmp_pa
                             [planguard.EXTENSION_CLASS, planguard.PLANNER_EXTENSION_CLASS])
     assert result["rows"] == ROWS
     assert result["probe"].startswith("ERROR IllegalArgumentException [PLANGUARD_INVALID_CONF]"), result
+    assert result["kept"] == [["spark.planguard.mode", "fail"]], result
     if pyspark.__version__.startswith(LINE + "."):
         assert not [line for line in logged if "installs nothing" in line], logged
     else:  # a Spark newer than every line: the checks install, the planner does not
@@ -199,7 +202,8 @@ def test_a_jar_of_another_line_never_stops_a_session(tmp_path):
     line = OTHER_LINE[".".join(pyspark.__version__.split(".")[:2])]
     result, logged = submit(tmp_path, [planguard.jar_path(line)],
                             [planguard.EXTENSION_CLASS, planguard.PLANNER_EXTENSION_CLASS])
-    assert result == {"rows": ROWS, "probe": [["spark.planguard.mode", "probe"]]}, result
+    probe = [["spark.planguard.mode", "probe"]]
+    assert result == {"rows": ROWS, "probe": probe, "kept": probe}, result
     said = [entry for entry in logged if "installs nothing" in entry]
     assert len(said) == 2, logged
     assert all(f"planguard's jar for Spark {line} runs on Spark {pyspark.__version__}" in entry

@@ -3,6 +3,7 @@ package planguard
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.planguard.ui.LiveUi
 
+import planguard.conf.PlanGuardConf
 import planguard.install.{BuiltFor, ExtensionClasses}
 import planguard.report.{GuardedSessions, ViolationsFunction}
 import planguard.rules.{ApplySpecNames, CheckAdaptivePlan, CheckAnalyzedPlan, MarkGeneratedNames,
@@ -25,6 +26,9 @@ class PlanGuardExtensions extends SparkSessionExtensionsProvider {
     // on a line newer than every line, the newest line's checks (the second argument).
     if (PlanGuardExtensions.once.first(extensions) &&
         BuiltFor.installs(ExtensionClasses.CHECKS, true)) {
+      // Before any session of these extensions is built: planguard's keys as Spark conf entries,
+      // so that SET, spark.conf.set and the session's initial confs refuse a bad value.
+      PlanGuardConf.register()
       // The Hints batch runs before Resolution: the one place to see every unaliased expression
       // before Spark names it, and so to tell its generated names from the user's (NAMING).
       // Spark 3.5 has no such place: there, only the names Spark marks itself are known as

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.functions._
 
+import planguard.errors.PlanGuardConfException
 import planguard.rules.ApplySpecNames
 
 /** spark.planguard.naming=spec: docs/naming.md's rules, SQL and DataFrame API; user names kept. */
@@ -201,11 +202,13 @@ class NamingSuite extends SparkSessions {
     assert(names(df.select(col("abs(id)") + 1)) == Seq("(abs(id) + 1)"))
   }
 
-  test("an invalid naming value fails with PLANGUARD_INVALID_CONF") {
-    val spark = newSession(Seq(planguard), "spark.planguard.naming" -> "datafusion")
-    val e = intercept[Exception](spark.sql("SELECT 1").collect())
+  test("an invalid naming value is refused where it is set, and the old value stays") {
+    val spark = namingSession("spec")
+    val e = intercept[PlanGuardConfException](spark.sql("SET spark.planguard.naming = datafusion"))
     assert(e.getMessage.contains("[PLANGUARD_INVALID_CONF]"))
     assert(e.getMessage.contains("'spark', 'spec'"))
+    assert(spark.conf.get("spark.planguard.naming") == "spec")
+    assert(spark.sql("SELECT 1").collect().length == 1)
   }
 
 }

@@ -376,19 +376,39 @@ class OptimizerSchemaSuite extends SparkSessions {
     assert(!PlanGuard.installed(newSession(Seq(swapColumns))))
   }
 
-  test("an invalid or unknown conf fails naming the key and the allowed values") {
-    val spark = newSession(Seq(planguard), "spark.planguard.mode" -> "fial")
-    val e = intercept[PlanGuardConfException](spark.range(1).collect())
-    assert(e.getCondition == "PLANGUARD_INVALID_CONF")
-    assert(e.getMessage.contains("spark.planguard.mode"))
-    assert(e.getMessage.contains("'fail', 'warn', 'off'"))
-    spark.conf.set("spark.planguard.mode", "fail")
-    spark.conf.set("spark.planguard.mdoe", "warn")
-    val unknown = intercept[PlanGuardConfException](spark.range(1).collect())
-    assert(unknown.getMessage.contains("spark.planguard.mdoe"))
+  test("an invalid value is refused where it is set, naming the key and the allowed values") {
+    val spark = newSession(Seq(planguard, swapColumns), "spark.planguard.mode" -> "warn")
+    def refused(set: => Unit): PlanGuardConfException = intercept[Throwable](set) match {
+      case e: PlanGuardConfException => e
+      case e => fail(s"refused with ${e.getClass.getName}: ${e.getMessage}", e)
+    }
+    val bySql = refused(spark.sql("SET spark.planguard.mode = fial"))
+    assert(bySql.getMessage.contains("spark.planguard.mode"))
+    assert(bySql.getMessage.contains("'fail', 'warn', 'off'"))
+    refused(spark.conf.set("spark.planguard.check.OPTIMIZER_SCHEMA", "strict"))
+    refused(spark.conf.set("spark.planguard.batchSchema.every", "0"))
+    // The old values stay, and queries run under them: the swap is reported at warn.
+    assert(spark.conf.get("spark.planguard.mode") == "warn")
+    assert(spark.conf.get("spark.planguard.batchSchema.every") == "1000")
+    val warnings = warningsDuring(spark.range(3).selectExpr("id as a", "id as b").collect())
+    assert(warnings.size == 1, warnings)
+    // As a session's initial conf: the session's state is not built (Spark wraps the cause, as
+    // it does for its own keys).
+    val initial = newSession(Seq(planguard), "spark.planguard.naming" -> "datafusion")
+    val unbuilt = intercept[IllegalArgumentException](initial.range(1).collect())
+    assert(refused(throw unbuilt.getCause).getMessage.contains("'spark', 'spec'"))
   }
 
-  test("each key is read as its value is now, in its normal form, validated on every read") {
+  test("an unknown key fails the queries planguard checks, naming the key and the known ones") {
+    val spark = newSession(Seq(planguard), "spark.planguard.mdoe" -> "warn")
+    val unknown = intercept[PlanGuardConfException](spark.range(1).collect())
+    assert(unknown.getMessage.contains("spark.planguard.mdoe"))
+    assert(unknown.getMessage.contains("spark.planguard.mode"))
+    spark.conf.set("spark.planguard.enabled", "false")
+    assert(spark.range(1).collect().length == 1)
+  }
+
+  test("each key is read as its value is now, in its normal form") {
     val spark = newSession(Seq(planguard, swapColumns),
       "spark.planguard.check.OPTIMIZER_SCHEMA" -> " WARN ")
     def query() = spark.range(3).selectExpr("id as a", "id as b").collect()
@@ -397,9 +417,6 @@ class OptimizerSchemaSuite extends SparkSessions {
     intercept[InvariantViolation](query())
     spark.conf.set("spark.planguard.check.OPTIMIZER_SCHEMA", "off")
     assert(warningsDuring(query()).isEmpty)
-    spark.conf.set("spark.planguard.batchSchema.every", "0")
-    val count = intercept[PlanGuardConfException](spark.range(1).collect())
-    assert(count.getMessage.contains("spark.planguard.batchSchema.every"))
     spark.conf.set("spark.planguard.batchSchema.every", "7")
     spark.conf.set("spark.planguard.check.NOT_AN_INVARIANT", "off")
     val unknown = intercept[PlanGuardConfException](spark.range(1).collect())

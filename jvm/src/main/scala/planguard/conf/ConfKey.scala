@@ -5,13 +5,14 @@ import java.util.Locale
 import scala.util.Try
 
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.planguard.SqlConfKeys
+import org.apache.spark.sql.planguard.{SqlConfEntries, SqlConfKeys}
 
 import planguard.errors.PlanGuardErrors
 
 /**
- * One `spark.planguard.*` key as planguard reads it: validated against its declared entry on
- * every read, so that a typo fails the query that would have relied on it, and read as a `T`
+ * One `spark.planguard.*` key as planguard reads it: validated against its declared entry where
+ * it is set (once `register`ed with Spark) and again on every read, for a value set before then,
+ * so that a typo never reaches a check; and read as a `T`
  * (`parse` takes the value's normal form: trimmed, lower case). A query reads each key several
  * times, nearly always as the same string (the default, or the value as set): the last string
  * validated, compared by identity, and its value are kept with the key, so that a read costs one
@@ -30,6 +31,13 @@ private[conf] final class ConfKey[T](val key: String, entry: ConfEntry, parse: S
 
   /** The value set, if any. */
   def readSet(conf: SQLConf): Option[T] = Option(SqlConfKeys.valueOf(conf, key)).map(validate)
+
+  /**
+   * Registers the key with Spark, so that a value is checked where it is set (`SET`,
+   * `spark.conf.set`, a session's initial confs) and a bad one never stored.
+   */
+  def register(): Unit =
+    SqlConfEntries.register(key, entry.doc, entry.since, entry.ownDefault, raw => validate(raw))
 
   private def validate(raw: String): T = {
     val known = last

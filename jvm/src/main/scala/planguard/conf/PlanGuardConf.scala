@@ -11,12 +11,16 @@ import planguard.errors.PlanGuardErrors
 
 /** One configuration key, as declared in `planguard/confs.json`. */
 final case class ConfEntry(key: String, default: String, allowed: Seq[String], since: String,
-    doc: String)
+    doc: String) {
+  /** The default, unless it is another key's value: `check.<ID>`'s is "(spark.planguard.mode)". */
+  def ownDefault: Option[String] = Some(default).filterNot(_.startsWith("("))
+}
 
 /**
  * planguard's configuration. The keys, defaults, allowed values and docs are declared once, in
- * `planguard/confs.json` inside the jar, which the Python package reads too. Every value is
- * validated when it is read, so a typo fails the query that would have relied on it.
+ * `planguard/confs.json` inside the jar, which the Python package reads too. Registered with
+ * Spark when an extension installs, every value is validated where it is set, as Spark's own are;
+ * and when it is read, for a key Spark cannot know (a misspelt one) or a value set before then.
  */
 object PlanGuardConf {
   val Prefix = "spark.planguard."
@@ -55,6 +59,11 @@ object PlanGuardConf {
   /** Every key planguard reads, by name. */
   private val keys: Map[String, ConfKey[_]] = (Seq(Enabled, Mode, InternalErrors, Naming,
     BatchScope, BatchEvery, Planner) ++ checkKeys.values).map(k => k.key -> k).toMap
+
+  private lazy val registered: Unit = keys.values.foreach(_.register())
+
+  /** Registers every key with Spark's SQL conf, once per JVM: each extension's `apply` does. */
+  def register(): Unit = registered
 
   /** The kill switch: false makes every planguard rule a no-op. */
   def enabled(conf: SQLConf): Boolean = Enabled.read(conf)

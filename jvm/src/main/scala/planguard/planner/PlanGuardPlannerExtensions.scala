@@ -4,6 +4,7 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
 import org.slf4j.LoggerFactory
 
 import planguard.AppliedOnce
+import planguard.conf.PlanGuardConf
 import planguard.install.{BuiltFor, ExtensionClasses}
 import planguard.shims.ExtensionPoints
 
@@ -21,6 +22,8 @@ class PlanGuardPlannerExtensions extends SparkSessionExtensionsProvider {
     // ShuffleExchangeExec gained a parameter).
     if (PlanGuardPlannerExtensions.once.first(extensions) &&
         BuiltFor.installs(ExtensionClasses.PLANNER, false)) {
+      // Its keys (planner.enabled) checked where they are set, as PlanGuardExtensions does.
+      PlanGuardConf.register()
       // Spark drops hints it does not know: PLANGUARD_PARTITIONS must be taken before that (the
       // Hints batch; on 3.5, Resolution) and carried on the query's joins and aggregations to the
       // planner.
