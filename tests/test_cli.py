@@ -7,7 +7,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from planguard import _sql_text
+from planguard._check import sql_text as _sql_text
 from conftest import TESTS_JAR
 
 GROUP_BY = "SELECT k, count(*) AS n FROM (SELECT id % 5 AS k FROM range(100)) GROUP BY k"

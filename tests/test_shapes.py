@@ -13,7 +13,8 @@ from pyspark.sql.types import StructType
 
 import planguard
 import planguard.arrow
-from planguard import _check_report, _stages, _violations
+from planguard import _stages, _violations
+from planguard._check import report as _check_report
 
 # A broken optimizer rule of planguard's tests (built_jars.TESTS_JAR), on when set.
 SWAP_COLUMNS = "planguard.testing.SwapRootColumns"

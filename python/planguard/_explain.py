@@ -36,7 +36,7 @@ def explain(query: Union[DataFrame, str], format: str = "text",
 
 
 def render(graph: StageGraph, format: str) -> str:
-    from planguard import _dot, _svg, _text
+    from planguard._render import dot as _dot, svg as _svg, text as _text
 
     if format == "text":
         return _text.render(graph)
@@ -51,7 +51,7 @@ def render(graph: StageGraph, format: str) -> str:
 
 def html(graph: StageGraph, title: str = "planguard stages") -> str:
     """A self-contained page: the picture, then the text."""
-    from planguard import _svg, _text
+    from planguard._render import svg as _svg, text as _text
 
     return f"""<!DOCTYPE html>
 <html lang="en">

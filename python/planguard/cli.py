@@ -14,7 +14,7 @@ def main(argv=None) -> int:
     jar.add_argument("--spark", metavar="VERSION",
                      help="the Spark line or version the jar is for (3.5, 4.1, 4.1.4); by "
                           "default the installed pyspark's")
-    from planguard import _sql_commands
+    from planguard._check import commands as _sql_commands
     _sql_commands.add_arguments(commands.add_parser(
         "explain", help="print a SQL statement's stages (text, dot, svg or html), planned and "
                         "not run"), check=False)

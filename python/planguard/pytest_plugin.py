@@ -8,7 +8,7 @@ ini setting ``planguard = fail`` (the command line wins). Then:
 * every JVM, SparkContext and SparkSession the suite starts gets planguard, however it starts
   them (a builder, ``SparkContext(conf=...)`` then ``SparkSession(sc)``, ``newSession()``,
   ``SQLContext``, another plugin's fixture): planguard's jar and extension are added to the
-  confs PySpark starts the JVM and each SparkContext with (``planguard._pytest_sessions``),
+  confs PySpark starts the JVM and each SparkContext with (``planguard._pytest.sessions``),
   keeping what the suite lists, and the mode is the plugin's. The plugin is switched on before
   pytest imports the suite's conftest.py files, so a session they start at import is reached
   too; one whose JVM started before the plugin loaded cannot be, and is named at the end.
@@ -60,7 +60,7 @@ def pytest_load_initial_conftests(early_config):
     fail_on_warn = options.planguard_fail_on_warn
     if fail_on_warn is None:
         fail_on_warn = early_config.getini("planguard_fail_on_warn")
-    from planguard import _pytest_guard, _pytest_spark
+    from planguard._pytest import guard as _pytest_guard, spark as _pytest_spark
 
     early_config.pluginmanager.register(_pytest_guard.Guard(mode, fail_on_warn), "planguard-guard")
     early_config.pluginmanager.register(_pytest_spark, "planguard-spark")

@@ -8,8 +8,9 @@ Only the setup files (``--setup``) are run: the tables and views the checked SQL
 import re
 import sys
 
-from planguard import _check_report, _explain, _sql_text
-from planguard._check_report import VerdictStatus
+from planguard import _explain
+from planguard._check import report as _check_report, sql_text as _sql_text
+from planguard._check.report import VerdictStatus
 
 # Exit codes: a lint step fails the build on 1 and 2.
 CLEAN, VIOLATIONS, ERROR = 0, 1, 2

@@ -3,7 +3,7 @@ stages as boxes listing their operators, exchanges as labelled edges into the op
 them."""
 from html import escape
 
-from planguard import _svg, _text
+from planguard._render import svg as _svg, text as _text
 from planguard._stages import StageGraph, StageKind
 
 

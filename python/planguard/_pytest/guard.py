@@ -7,8 +7,8 @@ from typing import NamedTuple
 import pytest
 
 import planguard
-from planguard._pytest_raised import Raised
-from planguard._pytest_sessions import Sessions
+from planguard._pytest.raised import Raised
+from planguard._pytest.sessions import Sessions
 
 # The findings of the phase that just ran, kept on its test until its report is made.
 _PHASE_FINDINGS = pytest.StashKey[list]()

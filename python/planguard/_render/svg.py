@@ -10,7 +10,7 @@ import textwrap
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
-from planguard import _text
+from planguard._render import text as _text
 from planguard._stages import ExchangeKind, PartitioningKind, Stage, StageGraph, StageKind
 
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"

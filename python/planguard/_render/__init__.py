@@ -1,0 +1,1 @@
+"""A stage graph drawn: as text, Graphviz dot and SVG (``planguard.explain``)."""
