@@ -392,6 +392,9 @@ class OptimizerSchemaSuite extends SparkSessions {
     assert(spark.conf.get("spark.planguard.batchSchema.every") == "1000")
     val warnings = warningsDuring(spark.range(3).selectExpr("id as a", "id as b").collect())
     assert(warnings.size == 1, warnings)
+    // SET -v lists the keys with their docs, as it does Spark's.
+    val listed = spark.sql("SET -v").collect().map(r => r.getString(0) -> r.getString(2)).toMap
+    assert(listed("spark.planguard.mode").startsWith("What a broken invariant does"))
     // As a session's initial conf: the session's state is not built (Spark wraps the cause, as
     // it does for its own keys).
     val initial = newSession(Seq(planguard), "spark.planguard.naming" -> "datafusion")
