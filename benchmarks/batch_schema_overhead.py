@@ -5,7 +5,7 @@ way, the order alternating); a query's ratio is the median of its per-repetition
 which cancels the drift a shared machine has between repetitions; the summary is their geometric
 mean. See benchmarks/planning_overhead.py, whose session, corpus and timing it reuses.
 
-    python benchmarks/batch_schema_overhead.py [--repetitions N] [--scope root|stages]
+    python -m benchmarks.batch_schema_overhead [--repetitions N] [--scope root|stages]
         [--every K] [--only NAME]
 """
 import argparse
@@ -13,7 +13,7 @@ import os
 import platform
 import sys
 
-from planning_overhead import Corpus, geomean, median_ms, paired_ratio, session
+from benchmarks.planning_overhead import Corpus, geomean, median_ms, paired_ratio, session
 
 CHECK = "spark.planguard.check.BATCH_SCHEMA"
 

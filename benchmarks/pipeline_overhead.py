@@ -36,13 +36,12 @@ rules run once per query, Spark's planning code many times: a planning figure de
 queries the JVM has planned before (docs/benchmarks.md, "Cold code"), so the script prints how
 many plannings the warm-up ran.
 
-    python benchmarks/pipeline_overhead.py [--rounds N] [--warmup-seconds W]
+    python -m benchmarks.pipeline_overhead [--rounds N] [--warmup-seconds W]
         [--warmup-plannings N] [--only SHAPES] [--as-action]
 """
 import argparse
 import math
 import os
-import pathlib
 import platform
 import statistics
 import sys
@@ -51,10 +50,8 @@ import time
 from pyspark.sql import SparkSession
 
 import planguard
+from corpora.built_jars import TESTS_JAR  # the broken rules, for the running line
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-from built_jars import TESTS_JAR  # noqa: E402  (the broken rules, for the running line)
 SHAPES = [("joins", 10), ("joins", 20), ("joins", 40), ("withColumn", 100), ("withColumn", 200),
           ("withColumn", 400), ("unions", 100), ("unions", 300), ("wide", 1000), ("wide", 3000)]
 # Built and planned --warmup-plannings times each when --only selects them: planguard's rules are

@@ -10,7 +10,7 @@ off): where it did, a ratio away from 1 is this machine's noise.
 The data is TPC-H at --scale (default 1), generated once with DuckDB's tpch extension into
 .cache/tpch-sf<scale>/ (Parquet), the queries transpiled to Spark SQL with sqlglot.
 
-    python benchmarks/planner_tpch.py [--scale SF] [--repetitions N] [--only q01,q06]
+    python -m benchmarks.planner_tpch [--scale SF] [--repetitions N] [--only q01,q06]
         [--shuffle-partitions P] [--driver-memory 6g]
 """
 import argparse
@@ -27,16 +27,16 @@ from pyspark.sql import SparkSession
 
 import planguard
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from planning_overhead import TESTS_JAR, geomean, median_ms, paired_ratio  # noqa: E402
+from benchmarks.planning_overhead import TESTS_JAR, geomean, median_ms, paired_ratio
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 PLANNER = "spark.planguard.planner.enabled"
 
 
 def generate(scale: float) -> pathlib.Path:
     """TPC-H tables as Parquet and the 22 queries in Spark SQL, once per scale factor."""
-    data = HERE.parent / ".cache" / f"tpch-sf{scale:g}"
+    data = ROOT / ".cache" / f"tpch-sf{scale:g}"
     if (data / "queries.json").exists():
         return data
     import duckdb

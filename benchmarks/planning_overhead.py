@@ -20,13 +20,12 @@ completion (rows collected) in three arms: planguard, disabled, and disabled aga
 A/A control: its ratio to the first disabled arm is what this machine measures when nothing
 differs. Printed per query (and their geometric mean) and for the 22 queries' total time.
 
-    python benchmarks/planning_overhead.py [--rounds N] [--run-rounds M] [--warmup-seconds W]
+    python -m benchmarks.planning_overhead [--rounds N] [--run-rounds M] [--warmup-seconds W]
         [--run-warmup-seconds V] [--only NAME]
 """
 import argparse
 import math
 import os
-import pathlib
 import platform
 import shutil
 import statistics
@@ -37,13 +36,9 @@ import time
 from pyspark.sql import SparkSession
 
 import planguard
+from corpora import corpus
+from corpora.built_jars import TESTS_JAR  # the broken rules, for the running line
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import corpus  # noqa: E402
-
-sys.path.insert(0, str(HERE.parent / "tests"))
-from built_jars import TESTS_JAR  # noqa: E402  (the broken rules, for the running line)
 # The check rules that run once per plan, whose compilation the warm-up reports.
 ENTRY_POINTS = ("CheckAnalyzedPlan", "CheckPreparedPlan", "CheckAdaptivePlan")
 

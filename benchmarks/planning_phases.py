@@ -14,7 +14,7 @@ is what the method cannot tell from nothing (the arms take turns, the first rota
 --disabled times the planguard arm with spark.planguard.enabled=false: what its hooks cost when
 they check nothing.
 
-    python benchmarks/planning_phases.py [--shape joins] [--size 10] [--reps 200]
+    python -m benchmarks.planning_phases [--shape joins] [--size 10] [--reps 200]
         [--warmup-plannings 2000] [--disabled]
 """
 import argparse
@@ -22,7 +22,7 @@ import statistics
 import sys
 import time
 
-from pipeline_overhead import session
+from benchmarks.pipeline_overhead import session
 
 STEPS = ["analyzed", "normalized", "withCachedData", "optimizedPlan", "sparkPlan", "executedPlan"]
 

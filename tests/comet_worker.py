@@ -8,7 +8,7 @@ Spark reads spark.sql.extensions, spark.plugins and spark.shuffle.manager once p
 planguard's Python package is the one installed in that virtualenv; its jars are that line's
 (target/spark-<line>/).
 
-    python tests/comet_worker.py CONFIG.json OUT.json
+    PYTHONPATH=. python tests/comet_worker.py CONFIG.json OUT.json   # from the repository's root
 
 CONFIG (written by test_comet.py): order (null: Comet without planguard; "first" or "last":
 planguard listed before or after CometSparkSessionExtensions), comet_jar, planguard_jar,
@@ -24,13 +24,11 @@ import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
+import planguard
+from pyspark.sql import SparkSession
 
-import corpus  # noqa: E402  (corpus.rows: a query's rows, comparable as JSON)
-import planguard  # noqa: E402
-from pyspark.sql import SparkSession  # noqa: E402
-from results_file import results_file  # noqa: E402  (tests/, the script's own folder)
+from corpora import corpus  # corpus.rows: a query's rows, comparable as JSON (PYTHONPATH: the root)
+from results_file import results_file  # tests/, the script's own folder
 
 COMET = "org.apache.comet.CometSparkSessionExtensions"
 # Comet's installation guide: its plugin, its shuffle manager, off-heap memory (without it the

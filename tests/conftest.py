@@ -13,7 +13,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import planguard
-from built_jars import BUILD_TESTS_JAR, TESTS_JAR
+from corpora.built_jars import BUILD_TESTS_JAR, TESTS_JAR
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DELTA = "io.delta.sql.DeltaSparkSessionExtension"
@@ -30,6 +30,13 @@ ORDER = os.environ.get("PLANGUARD_TEST_ORDER", "first")
 FULL = os.environ.get("PLANGUARD_TESTS") == "full"
 # Python workers (mapInArrow, pandas UDFs) must run this interpreter, which has planguard.
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+
+def with_root_on_path(env: dict) -> dict:
+    """A subprocess's environment with the repository's root first on PYTHONPATH, for `corpora`,
+    where pytest's sys.path has it (pyproject.toml's pythonpath) but a script's does not: a file
+    of tests/ run as `python tests/x.py`, in this virtualenv or another."""
+    return dict(env, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")])))
 
 
 LOG = pathlib.Path(os.environ.get("PLANGUARD_TEST_LOG", "/tmp/planguard-test-%d.log" % os.getpid()))

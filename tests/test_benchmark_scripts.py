@@ -8,10 +8,10 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run(script: str, *args: str) -> str:
-    """The script's output; it must succeed."""
+def run(module: str, *args: str) -> str:
+    """The output of the script benchmarks/<module>.py, run as a module; it must succeed."""
     result = subprocess.run(
-        [sys.executable, f"benchmarks/{script}", *args],
+        [sys.executable, "-m", f"benchmarks.{module}", *args],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
         env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
     assert result.returncode == 0, result.stderr[-3000:]
@@ -26,7 +26,7 @@ def pipeline_rows(output: str):
 
 
 def test_pipeline_overhead_runs_one_round_of_two_joins():
-    output = run("pipeline_overhead.py", "--rounds", "1", "--warmup-seconds", "0",
+    output = run("pipeline_overhead", "--rounds", "1", "--warmup-seconds", "0",
                  "--warmup-plannings", "2", "--only", "joins:10,joins:40")
     # The warm-up plans the small shapes --only selects, and no other.
     assert "then 2 plannings of each of joins 10:" in output
@@ -37,14 +37,14 @@ def test_pipeline_overhead_runs_one_round_of_two_joins():
 
 
 def test_pipeline_overhead_plans_as_an_action():
-    output = run("pipeline_overhead.py", "--rounds", "1", "--warmup-seconds", "0",
+    output = run("pipeline_overhead", "--rounds", "1", "--warmup-seconds", "0",
                  "--warmup-plannings", "2", "--only", "joins:10", "--as-action")
     assert "planned as an action, inside a SQL execution" in output
     assert [r[2] for r in pipeline_rows(output)] == ["build", "plan", "plan+schema"]
 
 
 def test_planning_phases_runs_a_few_plannings():
-    output = run("planning_phases.py", "--reps", "2", "--warmup-plannings", "1")
+    output = run("planning_phases", "--reps", "2", "--warmup-plannings", "1")
     steps = [line.split()[0] for line in output.splitlines()
              if line and line.split()[0] in ("analyzed", "normalized", "withCachedData",
                                              "optimizedPlan", "sparkPlan", "executedPlan")]

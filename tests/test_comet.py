@@ -16,7 +16,7 @@ spark.shuffle.manager once per JVM. Everything is prepared once and cached under
   dev/test builds them before pytest; this module builds them when they are missing or older
   than the sources);
 - TPC-H at scale factor 0.01 (Parquet) and its 22 queries in Spark SQL, from
-  benchmarks/corpus.py (DuckDB's tpch extension and sqlglot), made in this process. CI runs the
+  corpora/corpus.py (DuckDB's tpch extension and sqlglot), made in this process. CI runs the
   odd-numbered queries (aggregates, joins of every kind, EXISTS and NOT EXISTS, correlated and
   view subqueries); `dev/test full` all 22.
 
@@ -35,11 +35,9 @@ import time
 
 import pytest
 
-from conftest import FULL, ROOT
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import corpus  # noqa: E402  (the TPC-H data and queries)
-import sql_corpus  # noqa: E402  (sql_corpus.maven_jar: a jar from Maven Central, fetched once)
+from conftest import FULL, ROOT, with_root_on_path
+from corpora import corpus  # the TPC-H data and queries
+from corpora import sql_corpus  # sql_corpus.maven_jar: a jar from Maven Central, fetched once
 
 # Comet's release, the pyspark (the line's Spark in build.sbt) and Scala of each Spark line that
 # has a Comet on Maven Central: 4.1 (CI, `dev/test`) and 3.5 (PLANGUARD_COMET_LINE=3.5, Comet's
@@ -126,7 +124,8 @@ def runs(tmp_path_factory) -> dict:
             return subprocess.Popen([str(python), str(WORKER), str(config),
                                      str(folder / f"{order}.out.json")], cwd=ROOT,
                                     stdout=log, stderr=subprocess.STDOUT,
-                                    env=dict(os.environ, PYSPARK_PYTHON=str(python)))
+                                    env=with_root_on_path(dict(os.environ,
+                                                               PYSPARK_PYTHON=str(python))))
 
     def finish(order, process):
         try:

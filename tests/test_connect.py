@@ -19,7 +19,7 @@ import pyspark
 import pytest
 
 import planguard
-from built_jars import BUILD_TESTS_JAR, TESTS_JAR
+from corpora.built_jars import BUILD_TESTS_JAR, TESTS_JAR
 from planguard._violations import Violation
 
 SWAP_COLUMNS = "planguard.testing.SwapRootColumns"

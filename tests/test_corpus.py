@@ -1,4 +1,4 @@
-"""The query corpus (TPC-H, TPC-DS, our own Spark queries: benchmarks/corpus.py) in fail mode,
+"""The query corpus (TPC-H, TPC-DS, our own Spark queries: corpora/corpus.py) in fail mode,
 adaptive execution on and off, planguard's planner off and on: zero violations, and the same rows
 as a session without planguard; with the planner on, the very plans Spark prepares.
 
@@ -15,9 +15,7 @@ import pytest
 
 import planguard
 from conftest import FULL, ROOT
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import corpus  # noqa: E402
+from corpora import corpus
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +23,7 @@ def baseline(tmp_path_factory):
     """Every query's rows from a plain local session: another process, without planguard."""
     corpus.queries()  # generates the data once, before the other process reads it
     out = tmp_path_factory.mktemp("corpus") / "baseline.json"
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "corpus.py"), "results", str(out)]
+    subprocess.run([sys.executable, "-m", "corpora.corpus", "results", str(out)]
                    + ([] if FULL else ["sample"]), check=True, timeout=3600, cwd=ROOT)
     return json.loads(out.read_text())
 

@@ -2,8 +2,6 @@
 small queries of our own and for the query corpus: in CI every sixth of the TPC-H and Spark
 queries (8 of 47) and every thirty-third TPC-DS query (3); with `dev/test full` (PLANGUARD_TESTS=full), every query (about 15
 minutes on two cores)."""
-import sys
-
 import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
@@ -11,10 +9,8 @@ from pyspark.sql.window import Window
 
 import planguard.arrow
 from planguard.testing import assert_encoding_invariant
-from conftest import FULL, ROOT
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import corpus  # noqa: E402
+from conftest import FULL
+from corpora import corpus
 
 
 @pytest.fixture
@@ -76,7 +72,7 @@ STRIDE = {"tpch": 1 if FULL else 6, "tpcds": 1 if FULL else 33}
 
 @pytest.mark.parametrize("bench", ["tpch", "tpcds"])
 def test_the_corpus_answers_the_same_under_every_variant(spark, bench):
-    """The corpus queries (benchmarks/corpus.py) of one benchmark, every STRIDE[bench]th, its
+    """The corpus queries (corpora/corpus.py) of one benchmark, every STRIDE[bench]th, its
     tables written once per variant: one answer under each."""
     stride = STRIDE[bench]
     queries = {n: q["sql"] for n, q in sorted(corpus.queries().items()) if q["bench"] == bench}

@@ -1,4 +1,4 @@
-"""The differential fuzzer in CI mode (tests/fuzzing.py): a bounded, derandomized run of random
+"""The differential fuzzer in CI mode (corpora/fuzzing.py): a bounded, derandomized run of random
 SQL and DataFrame programs, each with planguard in fail mode and without it, adaptive execution
 on and off. A difference fails with hypothesis's minimal program.
 """
@@ -8,7 +8,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import fuzzing
+from corpora import fuzzing
 
 EXAMPLES = int(os.environ.get("PLANGUARD_FUZZ_EXAMPLES", "20"))
 BUDGET_SECONDS = 120  # new programs past this pass unrun, so that shrinking ends in time

@@ -8,14 +8,11 @@ The baseline runs in a subprocess without planguard (cached like the SQL corpus'
 run in another. Run it alone with `pytest -m sql_corpus tests/test_hive_corpus.py`.
 """
 import pathlib
-import sys
 
 import pytest
 
 from conftest import FULL, ROOT
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import sql_corpus  # noqa: E402
+from corpora import sql_corpus
 
 pytestmark = pytest.mark.sql_corpus
 

@@ -4,8 +4,9 @@ Central, fetched once into .cache/jars/), planguard listed before and after Iceb
 Spark reads spark.sql.extensions once per JVM, and the main pytest process already runs the Delta
 session of conftest.py, so each Iceberg session runs in a process of its own:
 
-- `python tests/test_iceberg.py baseline OUT` runs WORKLOAD in a plain session (Iceberg, no
-  planguard), adaptive execution on and off, and writes the rows of every compared statement;
+- `PYTHONPATH=. python tests/test_iceberg.py baseline OUT` (from the repository's root) runs
+  WORKLOAD in a plain session (Iceberg, no planguard), adaptive execution on and off, and writes
+  the rows of every compared statement;
 - `PLANGUARD_ICEBERG_ORDER=first|last pytest tests/test_iceberg.py` runs the session tests below
   with planguard listed before or after IcebergSparkSessionExtensions, comparing with the baseline
   named by PLANGUARD_ICEBERG_BASELINE (without it, the module runs the baseline first);
@@ -25,13 +26,11 @@ import time
 import pytest
 
 import planguard
-from built_jars import LINE
-from conftest import ROOT, TESTS_JAR, base_builder
+from conftest import ROOT, TESTS_JAR, base_builder, with_root_on_path
+from corpora import corpus  # corpus.rows: a query's rows, comparable as JSON
+from corpora import sql_corpus  # sql_corpus.maven_jar: a jar from Maven Central, fetched once
+from corpora.built_jars import LINE
 from results_file import results_file
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import corpus  # noqa: E402  (corpus.rows: a query's rows, comparable as JSON)
-import sql_corpus  # noqa: E402  (sql_corpus.maven_jar: a jar from Maven Central, fetched once)
 
 # Iceberg's runtime for the installed pyspark's Spark line (built_jars.LINE): Maven Central has
 # none for Spark 4.2 or 4.3 (November 2026).
@@ -257,7 +256,8 @@ def sessions(tmp_path_factory) -> dict:
     started = {}
     for name, (command, env) in commands.items():
         with (folder / f"{name}.log").open("w") as log:
-            started[name] = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ, **env),
+            started[name] = subprocess.Popen(command, cwd=ROOT,
+                                             env=with_root_on_path(dict(os.environ, **env)),
                                              stdout=log, stderr=subprocess.STDOUT)
     finished = {}
     for name, process in started.items():
@@ -301,7 +301,7 @@ def baseline(tmp_path_factory) -> pathlib.Path:
         return pathlib.Path(BASELINE)
     out = tmp_path_factory.mktemp("iceberg") / "baseline.json"
     subprocess.run([sys.executable, __file__, "baseline", str(out)], cwd=ROOT, check=True,
-                   timeout=1200)
+                   timeout=1200, env=with_root_on_path(dict(os.environ)))
     return out
 
 

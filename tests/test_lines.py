@@ -18,8 +18,8 @@ import pyspark
 import pytest
 
 import planguard
-from built_jars import DEFAULT_LINE, LINE, TESTS_JAR
 from conftest import FULL
+from corpora.built_jars import DEFAULT_LINE, LINE, TESTS_JAR
 from planguard import ConfigurationError
 from planguard._jar import line_for, spark_lines
 
@@ -210,7 +210,7 @@ def test_a_jar_of_another_line_never_stops_a_session(tmp_path):
                for entry in said), said
 
 
-# Four files of the external corpus (benchmarks/sql_corpus.py; tests/test_sql_corpus.py runs a
+# Four files of the external corpus (corpora/sql_corpus.py; tests/test_sql_corpus.py runs a
 # larger sample on the default line), 117 statements: commands whose results are collected (SHOW
 # TABLES), NATURAL and USING joins, INTERSECT ALL, GROUP BY ordinals and case-insensitive
 # references. Statements a line's Spark rejects fail alike without planguard. In CI: adaptive
@@ -229,8 +229,7 @@ def corpus_sample(tmp_path_factory):
         pytest.skip("tests/test_sql_corpus.py runs a larger sample on the default line")
     if not FULL and ".".join(pyspark.__version__.split(".")[:2]) not in CORPUS_RELEASES:
         pytest.skip("in CI, on pyspark 3.5 only (dev/test full: every release)")
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "benchmarks"))
-    import sql_corpus
+    from corpora import sql_corpus
     return sql_corpus.measure(CORPUS_SAMPLE, aqe_settings=(True, False) if FULL else (True,),
                               out=tmp_path_factory.mktemp("sql-corpus"), jobs=2)
 

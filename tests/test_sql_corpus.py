@@ -1,4 +1,4 @@
-"""A sample of the external corpus (Apache Spark's SQL test inputs: benchmarks/sql_corpus.py) in
+"""A sample of the external corpus (Apache Spark's SQL test inputs: corpora/sql_corpus.py) in
 fail mode, adaptive execution on and off: no false alarm, no new error, the same rows as Spark
 without planguard, and no violation recorded on the JVM (not even a warning). Also with each
 query's plan prepared before its rows are collected, outside any SQL execution, as `explain`,
@@ -9,14 +9,10 @@ The baseline runs in a subprocess without planguard (cached in .cache/corpus-sql
 the corpus jar's sha256 and Spark's version between local runs), each planguard run in another.
 Run it alone with `pytest -m sql_corpus` (or `pytest tests/test_sql_corpus.py`).
 """
-import sys
-
 import pytest
 
-from conftest import FULL, ROOT
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import sql_corpus  # noqa: E402
+from conftest import FULL
+from corpora import sql_corpus
 
 pytestmark = pytest.mark.sql_corpus
 

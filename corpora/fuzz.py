@@ -1,22 +1,19 @@
-"""The differential fuzzer's long mode (tests/fuzzing.py): random SQL and DataFrame programs run
+"""The differential fuzzer's long mode (corpora/fuzzing.py): random SQL and DataFrame programs run
 with planguard (fail mode) and without it until a time budget or an example count is spent;
 prints every distinct difference found with its minimal program. Usage:
 
-    python benchmarks/fuzz.py [--minutes 20] [--examples 100000] [--seed 1] [--planner]
+    python -m corpora.fuzz [--minutes 20] [--examples 100000] [--seed 1] [--planner]
 
 Each round is one hypothesis search from its own seed (--seed, then +1, ...); a difference
 whose signature (planguard's error line, numbers blanked) was already reported counts as no
 difference, so the next rounds look for others.
 """
 import argparse
-import pathlib
-import sys
 import time
 
 from hypothesis import HealthCheck, given, seed, settings
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
-import fuzzing  # noqa: E402
+from corpora import fuzzing
 
 
 def search(differ, known: dict, round_seed: int, examples: int, deadline: float, cache: dict):

@@ -25,8 +25,8 @@ violations planguard recorded on the JVM. Compared with the baseline of the same
 
 Usage (see docs/corpus.md):
 
-    python benchmarks/doctest_corpus.py [--modules GLOB[,GLOB]] [--aqe on|off|both] [--planner]
-                                        [--control] [--out DIR] [--jobs N]
+    python -m corpora.doctest_corpus [--modules GLOB[,GLOB]] [--aqe on|off|both] [--planner]
+                                     [--control] [--out DIR] [--jobs N]
 """
 import argparse
 import concurrent.futures
@@ -41,9 +41,7 @@ import sys
 import threading
 import time
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import sql_corpus  # noqa: E402  (sessions, errors and violations as the SQL corpus reads them)
+from corpora import sql_corpus  # sessions, errors and violations as the SQL corpus reads them
 
 CACHE = sql_corpus.ROOT / ".cache" / "corpus-doctest"
 EXAMPLE_TIMEOUT = 120  # seconds, then the example's jobs are cancelled
@@ -243,7 +241,7 @@ def measure(patterns: str = "*", aqe_settings=(True, False), planner: bool = Fal
             for aqe in aqe_settings for kind in kinds}
 
     def worker(kind, aqe, path):
-        command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", kind,
+        command = [sys.executable, "-m", "corpora.doctest_corpus", "--worker", kind,
                    "--aqe", "on" if aqe else "off", "--modules", ",".join(modules),
                    "--output", str(path)]
         subprocess.run(command, check=True, cwd=sql_corpus.ROOT)

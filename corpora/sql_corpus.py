@@ -5,7 +5,7 @@ classifier `tests` (Apache License 2.0), directory `sql-tests/inputs/`; `--spark
 takes another Spark release's (each line's own test inputs, for that line's pyspark). They are split into
 statements as Spark's SQLQueryTestSuite splits them, and each file runs in a fresh session,
 statement after statement, every result collected. `--suite hive` runs Apache Hive's query tests
-instead, from the same release's spark-hive tests jar (benchmarks/hive_inputs.py). Each run is
+instead, from the same release's spark-hive tests jar (corpora/hive_inputs.py). Each run is
 its own process (its own JVM):
 
 - baseline: plain Spark, without planguard;
@@ -27,9 +27,9 @@ run is compared with the baseline of the same AQE setting:
 
 Usage (see docs/corpus.md):
 
-    python benchmarks/sql_corpus.py [--files GLOB[,GLOB]] [--limit N] [--aqe on|off|both]
-                                    [--planner] [--prepared] [--out DIR] [--jobs N] [--resume]
-                                    [--compare-only] [--spark-tests VERSION] [--suite sql|hive]
+    python -m corpora.sql_corpus [--files GLOB[,GLOB]] [--limit N] [--aqe on|off|both]
+                                 [--planner] [--prepared] [--out DIR] [--jobs N] [--resume]
+                                 [--compare-only] [--spark-tests VERSION] [--suite sql|hive]
 
 Importable: `measure(...)` runs and compares; `compare(baseline, run)` compares two runs' records.
 """
@@ -53,8 +53,7 @@ import threading
 import time
 import zipfile
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import hive_inputs  # noqa: E402  (the other suite: Hive's query tests)
+from corpora import hive_inputs  # the other suite: Hive's query tests
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "corpus-sql"
@@ -727,7 +726,7 @@ def worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path,
            resume: bool) -> float:
     """Runs one kind of run in its own process (its own JVM); returns its wall time in seconds."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", kind,
+    command = [sys.executable, "-m", "corpora.sql_corpus", "--worker", kind,
                "--aqe", "on" if aqe else "off", "--files", pattern, "--output", str(output.resolve())]
     if limit is not None:
         command += ["--limit", str(limit)]

@@ -4,8 +4,8 @@ sqlglot, plus Spark-specific queries of our own (spark_queries.sql).
 
 The data and queries are generated once into .cache/corpus/ (git-ignored). Usage:
 
-    python benchmarks/corpus.py results OUT.json [sample]   # run every query (or the sample)
-                                                           # in a plain local session
+    python -m corpora.corpus results OUT.json [sample]   # run every query (or the sample)
+                                                        # in a plain local session
 """
 import glob
 import json

@@ -1,4 +1,4 @@
-"""Apache Hive's query tests as a second external corpus for benchmarks/sql_corpus.py (`--suite
+"""Apache Hive's query tests as a second external corpus for corpora/sql_corpus.py (`--suite
 hive`): SQL written by Hive's developers, run by Spark's HiveCompatibilitySuite.
 
 The `.q` files of `ql/src/test/queries/clientpositive/` (1,561 files, ~19,600 statements: HiveQL

@@ -21,9 +21,9 @@ of its own, no conftest.py) that asserts its session lists planguard.PlanGuardEx
 installed, run with and without the plugin: it passes only with it. The logs and XML files stay
 in --out.
 
-    python benchmarks/pyspark_suite.py --spark-source SPARK_CHECKOUT [--python PYTHON]
-                                       [--modules column,dataframe,...] [--out DIR]
-                                       [--no-probe] [PYTEST_ARGS after --]
+    python -m corpora.pyspark_suite --spark-source SPARK_CHECKOUT [--python PYTHON]
+                                    [--modules column,dataframe,...] [--out DIR]
+                                    [--no-probe] [PYTEST_ARGS after --]
 """
 import argparse
 import collections

@@ -8,8 +8,8 @@ sorted multiset, floats rounded: ``corpus.rows``) or its error class; two runs a
 statement's outcome does (``agree``: a statement Spark fails and planguard stops first agrees).
 
 Spark reads ``spark.sql.extensions`` once per JVM, so each side is a worker process
-(``python tests/fuzzing.py worker plain|planguard``) reading programs as JSON lines on stdin and
-answering one JSON line each. ``benchmarks/fuzz.py`` (long mode) and ``tests/test_fuzz.py`` (CI
+(``python -m corpora.fuzzing worker plain|planguard``, from the repository's root) reading
+programs as JSON lines on stdin and answering one JSON line each. ``corpora/fuzz.py`` (long mode) and ``tests/test_fuzz.py`` (CI
 mode) drive them through ``Differ``.
 """
 import importlib.util
@@ -23,9 +23,9 @@ import tempfile
 
 from hypothesis import strategies as st
 
+from corpora import corpus  # corpus.rows: the comparable form of a query's rows
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import corpus  # noqa: E402  (corpus.rows: the comparable form of a query's rows)
 
 # name -> (columns, DDL clause, rows). A column is (name, kind); kinds drive the generator.
 TABLES = {
@@ -219,7 +219,7 @@ class Worker:
         self.log = tempfile.NamedTemporaryFile(prefix=f"planguard-fuzz-{self.kind}-",
                                                suffix=".log", delete=False)
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "worker", self.kind], stdin=subprocess.PIPE,
+            [sys.executable, "-m", "corpora.fuzzing", "worker", self.kind], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=ROOT)
 
     def answer(self):
