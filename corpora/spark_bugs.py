@@ -29,7 +29,7 @@ class Bug(NamedTuple):
     what: str
     releases: tuple  # pyspark releases that shipped it, to run it on
     job: str  # Python defining run(spark) -> list of row tuples
-    right: list  # the rows a correct Spark returns, sorted
+    right: list  # the rows a correct Spark returns
 
 
 BUGS = [
@@ -75,9 +75,7 @@ if jar:
 spark = builder.getOrCreate()
 exec(sys.stdin.read())
 try:
-    rows = [list(map(lambda v: list(v) if isinstance(v, (list, tuple)) else v, r))
-            for r in run(spark)]
-    print("RESULT " + json.dumps({"rows": rows}))
+    print("RESULT " + json.dumps({"rows": [list(r) for r in run(spark)]}))
 except Exception as e:
     text = str(e)
     found = [w for w in text.replace("[", " [").split() if w.startswith("[PLANGUARD_")]
@@ -109,9 +107,8 @@ def run(bug: Bug, release: str, jar: str) -> dict:
 
 
 def normal(rows) -> list:
-    def cell(v):
-        return json.dumps(v, sort_keys=True)
-    return sorted([cell(list(r)) for r in rows])
+    """Rows as a sorted list of JSON texts: a multiset, tuples and lists alike."""
+    return sorted(json.dumps(list(r)) for r in rows)
 
 
 def main(argv) -> int:
@@ -130,7 +127,7 @@ def main(argv) -> int:
             reproduced = "rows" in without and normal(without["rows"]) != normal(bug.right)
             caught = with_planguard.get("error", "").startswith("PLANGUARD_")
             missed += reproduced and not caught
-            print(f"{bug.id} on pyspark {release}: without planguard "
+            print(f"{bug.id} ({bug.what}) on pyspark {release}: without planguard "
                   f"{without.get('rows', without.get('error'))} "
                   f"({'wrong' if reproduced else 'right or failed'}); with planguard "
                   f"{with_planguard.get('error', with_planguard.get('rows'))} -> "
