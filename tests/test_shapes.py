@@ -120,9 +120,9 @@ def test_a_violation_record_reads_back_the_same_from_every_report(spark, conf):
     ("SELECT CAST(id AS INT) AS a, id * 2 AS b FROM range(3)", {SWAP_COLUMNS: "true"}),
 ])
 def test_a_violation_reads_the_same_from_its_condition_and_parameters(spark, conf, sql, confs):
-    """What a Spark Connect client reads (the error's condition and message parameters, read by
-    planguard._errors' one reader) gives the fields py4j reads from the Java exception; expected
-    and actual as the message's texts."""
+    """What a Spark Connect client reads (the error's condition and message parameters) gives
+    what py4j reads from the Java exception: the violation's record, among the parameters, read
+    by the one reader, the record planguard.violations lists."""
     from planguard._errors import _Sent
 
     for key, value in confs.items():
@@ -132,8 +132,11 @@ def test_a_violation_reads_the_same_from_its_condition_and_parameters(spark, con
     e = caught.value
     sent = planguard.InvariantViolation._from_sent(
         _Sent(e.getCondition(), e.getMessageParameters(), "", e.getSqlState()))
+    assert sent.violation == e.violation == planguard.violations(spark)[-1]
     assert (sent.invariant, sent.phase, sent.rule) == (e.invariant, e.phase, e.rule)
-    assert (sent.expected, sent.actual) == (e._origin.expectedText(), e._origin.actualText())
+    assert (sent.expected, sent.actual) == (e.expected, e.actual)
+    assert isinstance(e.expected, StructType) and e.expected.simpleString() == \
+        StructType.fromJson(json.loads(e.violation["expected_schema"])).simpleString()
     assert (sent.getCondition(), sent.getSqlState()) == (e.getCondition(), e.getSqlState())
 
 

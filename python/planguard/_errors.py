@@ -2,24 +2,23 @@
 (:func:`install_error_conversion`: importing planguard changes nothing in PySpark)."""
 import json
 import threading
+import weakref
 from typing import Dict, NamedTuple, Optional
 
-from py4j.java_gateway import is_instance_of
 from pyspark.errors.exceptions import captured
 from pyspark.sql.types import StructType
 
-from planguard import _error_conditions
+from planguard import _error_conditions, _violations
 
 _VIOLATION_CLASS = "planguard.errors.InvariantViolation"
-_CONDITION_PREFIX = "PLANGUARD_"
-# The rule parameter when planguard found none (the JVM's InvariantViolation.ruleText).
-_NO_RULE = ("none (the query as written)", "unknown")
+# The message parameter that carries the violation's record (the JVM's InvariantViolation.Payload).
+_PAYLOAD = "violation"
 
 
 class _Sent(NamedTuple):
     """A violation as the JVM sends it with its error, to be read without a Java object: the
-    condition (PLANGUARD_<INVARIANT>), the message parameters (the JVM's
-    InvariantViolation.parameters, named in error-conditions.json), the message, the SQLSTATE."""
+    condition (PLANGUARD_<INVARIANT>), the message parameters (among them the violation's record,
+    ``_PAYLOAD``), the message, the SQLSTATE."""
 
     condition: str
     parameters: Dict[str, str]
@@ -38,10 +37,10 @@ class InvariantViolation(captured.CapturedException):
             as text.
         actual: the schema the plan has (a ``StructType``), or what the plan has as text.
         rule: the rule that broke the contract, or None where planguard cannot tell.
+        violation: the violation's record, as :func:`planguard.violations` lists it.
 
-    A Spark Connect client gets it too (:func:`install_error_conversion`), read from the error's
-    condition and message parameters: there, no schema crosses, and ``expected`` and ``actual``
-    are always the texts of the message.
+    Read from the record the JVM sends among the error's message parameters, the same in a
+    classic session (through py4j) and as a Spark Connect client (:func:`install_error_conversion`).
     """
 
     # What the JVM sent, when there is no Java object to ask; None for one read through py4j (a
@@ -50,31 +49,30 @@ class InvariantViolation(captured.CapturedException):
 
     def __init__(self, origin):
         super().__init__(origin=origin)
-        self.invariant = origin.invariantId()
-        self.phase = origin.phase()
-        self.rule = origin.ruleName()
-        self.expected = _schema_or_text(origin.expectedJson(), origin.expectedText())
-        self.actual = _schema_or_text(origin.actualJson(), origin.actualText())
+        self._read(origin.getMessageParameters().get(_PAYLOAD))
 
     @classmethod
     def _from_sent(cls, sent: _Sent) -> "InvariantViolation":
-        """The violation a Spark Connect client was sent: no Java object to ask, and ``expected``
-        and ``actual`` are the message's texts."""
+        """The violation a Spark Connect client was sent: no Java object to ask."""
         violation = cls.__new__(cls)
         violation._read_sent(sent)
         return violation
 
     def _read_sent(self, sent: _Sent) -> None:
-        """Reads the fields from what the JVM sent: the one reader of its message parameters."""
         Exception.__init__(self, sent.message)
         self._desc, self._stackTrace, self._cause, self._origin = sent.message, "", None, None
         self._sent = sent
-        self.invariant = sent.condition[len(_CONDITION_PREFIX):]
-        self.phase = sent.parameters["phase"]
-        rule = sent.parameters["rule"]
-        self.rule = None if rule in _NO_RULE else rule
-        self.expected = sent.parameters["expected"]
-        self.actual = sent.parameters["actual"]
+        self._read(sent.parameters[_PAYLOAD])
+
+    def _read(self, payload: str) -> None:
+        """The fields, from the violation's record: the one reader of what the JVM sends."""
+        self.violation = _violations.read(json.loads(payload))
+        self.invariant = self.violation["id"]
+        self.phase = self.violation["phase"]
+        self.rule = self.violation["rule"]
+        self.expected = _schema_or_text(self.violation["expected_schema"],
+                                        self.violation["expected"])
+        self.actual = _schema_or_text(self.violation["actual_schema"], self.violation["actual"])
 
     # Without a Java object (a sent violation), PySpark's methods have nothing to ask.
     def __str__(self) -> str:
@@ -110,7 +108,8 @@ class BatchSchemaViolation(InvariantViolation):
     fails the query, and the driver raises this class again from the worker's message), or on the
     driver for ``createDataFrame``. It needs no JVM, so it is built without a Java origin; its
     message and SQLSTATE are those of the JVM's PLANGUARD_BATCH_SCHEMA (the jar's
-    error-conditions.json), with the same message parameters.
+    error-conditions.json), with the same message parameters and the violation's record among
+    them, read as the JVM's are.
 
     Attributes, besides InvariantViolation's (``actual`` is the Arrow schema, as text):
         column: the column (``a``, ``s.x``, ``l[]``) where the batch departs from the schema.
@@ -124,14 +123,16 @@ class BatchSchemaViolation(InvariantViolation):
     _DETAILS = "planguard-details: "
 
     def __init__(self, parameters: dict, details: dict):
+        """``parameters``: the message's, and the violation's record among them (``_PAYLOAD``);
+        ``details``: the column, its declared type and its type in the batch."""
+        template = {name: value for name, value in parameters.items() if name != _PAYLOAD}
         self._read_sent(_Sent(self.CONDITION, parameters,
-                              _error_conditions.message(self.CONDITION, parameters),
+                              _error_conditions.message(self.CONDITION, template),
                               _error_conditions.sql_state(self.CONDITION)))
         self._details = details
         self.column = details["column"]
         self.declared_type = details["declared_type"]
         self.actual_type = details["actual_type"]
-        self.expected = StructType.fromJson(json.loads(details["expected"]))
 
     @classmethod
     def from_worker(cls, text: str):
@@ -149,14 +150,21 @@ class BatchSchemaViolation(InvariantViolation):
 
 
 def _find_violation(gateway, java_exception):
-    """The planguard violation in a Java exception's cause chain, if any."""
-    seen = 0
-    while java_exception is not None and seen < 20:
-        if is_instance_of(gateway, java_exception, _VIOLATION_CLASS):
-            return java_exception
-        java_exception = java_exception.getCause()
-        seen += 1
-    return None
+    """The planguard violation in a Java exception's cause chain, if any: one call to the JVM
+    (planguard.PlanGuard.violationIn)."""
+    return _entry_point(gateway).violationIn(java_exception)
+
+
+_ENTRY_POINTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _entry_point(gateway):
+    """planguard.PlanGuard in the gateway's JVM, looked up once per gateway (py4j asks the JVM
+    at each step of a class's name)."""
+    found = _ENTRY_POINTS.get(gateway)
+    if found is None:
+        found = _ENTRY_POINTS[gateway] = gateway.jvm.planguard.PlanGuard
+    return found
 
 
 def _worker_violation(java_exception):
@@ -236,8 +244,8 @@ def _convert_classic_errors() -> None:
     original = captured.convert_exception
     if getattr(original, "_planguard", False):
         return
-    # Looking for the violation calls the JVM, and a Java exception thrown by such a call (the
-    # ClassNotFoundException of is_instance_of when planguard's jar is not in this JVM) comes back
+    # Looking for the violation calls the JVM, and a Java exception thrown by such a call (when
+    # planguard's jar is not in this JVM) comes back
     # here through PySpark's handler: converted by PySpark alone, never searched again, or every
     # Spark error would recurse without end in a process that imported planguard.
     searching = threading.local()

@@ -1,6 +1,6 @@
-"""A violation record as the JVM reports it (``planguard.report.ViolationRecord``, written by
-``ViolationRecordJson`` alone): the one reader, for :func:`planguard.violations` and
-``planguard check``."""
+"""A violation record as the JVM reports it (``planguard.contract.ViolationRecord``, written by
+``ViolationRecordJson`` alone): the one reader, for :func:`planguard.violations`, ``planguard
+check`` and the errors planguard raises (their record travels among the message parameters)."""
 from typing import List, Optional, TypedDict
 
 
@@ -11,8 +11,10 @@ class Violation(TypedDict):
     level: str  # what planguard did: fail, warn, or log (internal errors)
     phase: str
     rule: Optional[str]  # the rule that broke the contract; None when replay found none
-    expected: str
-    actual: str
+    expected: str  # what the contract expects, as text
+    actual: str  # what the plan has, as text
+    expected_schema: Optional[str]  # the expected schema as Spark's JSON; None: not a schema
+    actual_schema: Optional[str]
     differences: List[str]
     plan: str  # the plan's root and its node count
     time: int  # milliseconds since the epoch

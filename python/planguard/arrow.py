@@ -20,6 +20,8 @@ so the package must be installed where the Python workers run.
 """
 import functools
 import inspect
+import json
+import time
 from typing import Callable, Optional, Union
 
 import pyarrow as pa
@@ -32,7 +34,7 @@ from pyspark.sql.pandas.group_ops import PandasCogroupedOps
 from pyspark.sql import types as T
 
 from planguard import _arrow_types as types
-from planguard._errors import BatchSchemaViolation, install_error_conversion
+from planguard._errors import _PAYLOAD, BatchSchemaViolation, install_error_conversion
 
 PHASE = "execution"
 _WHAT_TO_DO = ("make the function return the declared columns, in the declared order, with "
@@ -57,15 +59,20 @@ def _violation(declared: T.StructType, arrow_schema, column: str, actual: str, r
                source: str):
     field = _field(declared, column)
     declared_type = types.spark_sql(field.dataType) if field else "(not declared)"
+    rule = rule or "the caller of planguard.arrow.conform"
+    comparison = f"a batch that {source}, against the declared schema"
+    expected, actual_text = _render(declared), str(arrow_schema).replace("\n", ", ")
+    difference = f"{column}: declared {declared_type}, actual {actual}"
+    # The violation's record (the JVM's ViolationRecord), read by Python as the JVM's are.
+    record = {"id": "BATCH_SCHEMA", "level": "fail", "phase": PHASE, "rule": rule,
+              "expected": expected, "actual": actual_text, "expected_schema": declared.json(),
+              "actual_schema": None, "differences": [difference], "plan": comparison,
+              "time": int(time.time() * 1000)}
     # The JVM's BATCH_SCHEMA parameters (planguard.errors.InvariantViolation), for Arrow batches.
-    parameters = {"phase": PHASE, "comparison": f"a batch that {source}, against the declared "
-                  "schema", "rule": rule or "unknown",
-                  "expected": _render(declared),
-                  "actual": str(arrow_schema).replace("\n", ", "),
-                  "differences": f"{column}: declared {declared_type}, actual {actual}",
-                  "advice": _WHAT_TO_DO}
-    details = {"column": column, "declared_type": declared_type, "actual_type": actual,
-               "expected": declared.json()}
+    parameters = {"phase": PHASE, "comparison": comparison, "rule": rule, "expected": expected,
+                  "actual": actual_text, "differences": difference, "advice": _WHAT_TO_DO,
+                  _PAYLOAD: json.dumps(record)}
+    details = {"column": column, "declared_type": declared_type, "actual_type": actual}
     return BatchSchemaViolation(parameters, details)
 
 

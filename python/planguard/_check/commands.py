@@ -99,7 +99,8 @@ def _verdict(verdict: _check_report.InvariantVerdict) -> str:
     if verdict.reason and verdict.status != VerdictStatus.OFF:
         line += f"  ({verdict.reason})"
     for v in verdict.violations:
-        line += (f"\n          phase {v['phase']}, rule {v['rule'] or 'unknown'}"
+        rule = f", rule {v['rule']}" if v["rule"] else ""
+        line += (f"\n          phase {v['phase']}{rule}"
                  f"\n          expected: {v['expected']}\n          actual:   {v['actual']}")
         line += "".join(f"\n          {d}" for d in v["differences"])
     return line

@@ -2,7 +2,7 @@
 in every session the suite starts, the test whose queries broke a contract failed, the findings
 listed at the end of the run (from the tests' reports, so that pytest-xdist's workers' are too)."""
 import contextlib
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import pytest
 
@@ -21,7 +21,7 @@ class Finding(NamedTuple):
     id: str
     level: str
     phase: str
-    rule: str
+    rule: Optional[str]  # None where planguard could not tell
     report: str  # planguard's error message for it
 
 
@@ -89,10 +89,11 @@ class Guard:
         """What the suite's sessions reported, and PySpark raised, since the last phase; the
         findings below the level that fails a test are kept for the phase's report."""
         findings = self._reported_since_last_phase(item) + [
-            Finding(v.invariant, "fail", v.phase, v.rule or "unknown", str(v))
+            Finding(v.invariant, "fail", v.phase, v.rule, str(v))
             for v in self._raised.take()]
         item.stash[_PHASE_FINDINGS] = [
-            f"{item.nodeid}: {f.id} ({f.level}) in phase {f.phase}, rule {f.rule}"
+            f"{item.nodeid}: {f.id} ({f.level}) in phase {f.phase}"
+            + (f", rule {f.rule}" if f.rule else "")
             for f in findings if not self._fails(f)]
         return findings
 
@@ -161,7 +162,7 @@ def _unchecked(item, spark) -> str:
 
 
 def _finding(violation: dict) -> Finding:
-    return Finding(violation["id"], violation["level"], violation["phase"], _rule(violation),
+    return Finding(violation["id"], violation["level"], violation["phase"], violation["rule"],
                    _describe(violation))
 
 
@@ -174,9 +175,9 @@ def _fail(findings: list):
 
 def _describe(violation: dict) -> str:
     """One violation as planguard's error message words it."""
+    rule = f" Rule: {violation['rule']}." if violation["rule"] else ""
     lines = [f"[PLANGUARD_{violation['id']}] Invariant {violation['id']} broken in phase "
-             f"{violation['phase']} (level {violation['level']}). "
-             f"Rule: {_rule(violation)}.",
+             f"{violation['phase']} (level {violation['level']}).{rule}",
              f"Expected: {violation['expected']}",
              f"Actual:   {violation['actual']}"]
     if violation["differences"]:

@@ -40,13 +40,13 @@ class BatchSchemaSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       val df = spark.range(3).selectExpr("CAST(NULL AS INT) AS a", "id AS b")
       val claim = violation(intercept[Exception](df.collect())).get
-      assert(claim.invariantId == "OPERATOR_CONTRACT" && claim.phase == "preparation")
+      assert(claim.invariant.id == "OPERATOR_CONTRACT" && claim.phase == "preparation")
       assert(claim.getMessage.contains("a#"), claim.getMessage)
       spark.conf.set("spark.planguard.check.OPERATOR_CONTRACT", "off")
       val e = violation(intercept[Exception](spark.range(3)
         .selectExpr("CAST(NULL AS INT) AS a", "id AS b").collect())).get
-      assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution")
-      assert(e.ruleName == "operator NotNullClaim (planguard.testing.NotNullClaimExec)")
+      assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "execution")
+      assert(e.rule.orNull == "operator NotNullClaim (planguard.testing.NotNullClaimExec)")
       assert(e.getMessage.contains("#0 a: a null in a column the operator declares NOT NULL"),
         e.getMessage)
     }
@@ -60,7 +60,7 @@ class BatchSchemaSuite extends SparkSessions {
       assert(cached.count() == 3)
       spark.conf.set("planguard.testing.NotNullClaimExec", "true")
       val e = violation(intercept[Exception](cached.selectExpr("a", "b + 1 AS c").collect())).get
-      assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution")
+      assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "execution")
       assert(e.getMessage.contains("#0 a: a null in a column the operator declares NOT NULL"),
         e.getMessage)
       cached.unpersist()
@@ -73,8 +73,8 @@ class BatchSchemaSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       projectedQueries(spark).foreach { df =>
         val e = violation(intercept[Exception](df.collect())).get
-        assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution")
-        assert(e.ruleName == "operator DropLastField (planguard.testing.DropLastFieldExec)")
+        assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "execution")
+        assert(e.rule.orNull == "operator DropLastField (planguard.testing.DropLastFieldExec)")
         assert(e.expected.fieldNames.toSeq == Seq("a", "b"))
         assert(e.actual.fieldNames.toSeq == Seq("a"))
         assert(e.getMessage.startsWith("[PLANGUARD_BATCH_SCHEMA]"))
@@ -86,7 +86,7 @@ class BatchSchemaSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       projectedQueries(spark).foreach { df =>
         val e = intercept[Exception](df.queryExecution.toRdd.count())
-        assert(violation(e).map(_.invariantId).contains("BATCH_SCHEMA"), e)
+        assert(violation(e).map(_.invariant.id).contains("BATCH_SCHEMA"), e)
         assert(violation(intercept[Exception](df.limit(3).collect())).nonEmpty)
         assert(violation(intercept[Exception](df.take(1))).nonEmpty)
       }
@@ -115,9 +115,9 @@ class BatchSchemaSuite extends SparkSessions {
       "spark.planguard.batchSchema.scope" -> "stages")
     val df = spark.range(5).selectExpr("cast(id as int) as a")
     val e = violation(intercept[Exception](df.collect()))
-    assert(e.map(_.invariantId).contains("BATCH_SCHEMA"))
+    assert(e.map(_.invariant.id).contains("BATCH_SCHEMA"))
     assert(e.get.getMessage.contains("#0 a: vector type INT -> BIGINT"))
-    assert(e.get.ruleName == "operator LongVectors (planguard.testing.LongVectorsExec)")
+    assert(e.get.rule.orNull == "operator LongVectors (planguard.testing.LongVectorsExec)")
     // At the root too: batches whose columns are declared NOT NULL enter row code checked.
     spark.conf.set("spark.planguard.batchSchema.scope", "root")
     val entered = violation(intercept[Exception](
@@ -142,9 +142,9 @@ class BatchSchemaSuite extends SparkSessions {
       // Each batch's first row is null: read as 0 where the column has 7, 8 and 9.
       assert(wrong.map(_.getInt(0)).contains(0), "the lie gives 0 for the null")
       val e = violation(intercept[Exception](query(session(extensions, adaptive)).collect()))
-      assert(e.map(_.invariantId).contains("BATCH_SCHEMA"), e)
+      assert(e.map(_.invariant.id).contains("BATCH_SCHEMA"), e)
       assert(e.get.getMessage.contains("#0 a"), e.get.getMessage)
-      assert(e.get.ruleName.contains("UntypedNullsExec"), e.get.ruleName)
+      assert(e.get.rule.orNull.contains("UntypedNullsExec"), e.get.rule.orNull)
     }
   }
 

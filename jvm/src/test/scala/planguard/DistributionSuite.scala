@@ -39,13 +39,13 @@ class DistributionSuite extends SparkSessions {
     test(s"a rule that removes the exchange under a final aggregate is caught " +
       s"($order, adaptive=$adaptive)") {
       val e = intercept[InvariantViolation](groups(session(extensions, adaptive)).collect())
-      assert(e.invariantId == "DISTRIBUTION")
+      assert(e.invariant.id == "DISTRIBUTION")
       // Without its exchange, the whole plan is one stage.
       assert(e.phase == phase(order, adaptive, inFirstStages = true))
-      assert(e.ruleName == "planguard.testing.RemoveFinalAggregateExchange " +
+      assert(e.rule.orNull == "planguard.testing.RemoveFinalAggregateExchange " +
         s"(${if (adaptive) StagePrepRule else ColumnarRule})")
-      assert(e.expectedText.contains("(ClusteredDistribution)"), e.getMessage)
-      assert(e.actualText.contains("(2 partitions)"), e.getMessage)
+      assert(e.diff.expectedText.contains("(ClusteredDistribution)"), e.getMessage)
+      assert(e.diff.actualText.contains("(2 partitions)"), e.getMessage)
       assert(e.getMessage.startsWith("[PLANGUARD_DISTRIBUTION] Invariant DISTRIBUTION broken"))
       assert(e.getMessage.contains("HashAggregate(keys=[k#"))
       assert(e.expected == null && e.actual == null)
@@ -73,9 +73,9 @@ class DistributionSuite extends SparkSessions {
       assert(honest.queryExecution.executedPlan.toString.contains("StandIn HashAggregate"))
       spark.conf.set("planguard.testing.RemoveFinalAggregateExchange", "true")
       val e = intercept[InvariantViolation](groups(spark).collect())
-      assert(e.invariantId == "DISTRIBUTION")
+      assert(e.invariant.id == "DISTRIBUTION")
       assert(e.getMessage.contains("StandIn"), e.getMessage)
-      assert(e.expectedText.contains("(ClusteredDistribution)"), e.getMessage)
+      assert(e.diff.expectedText.contains("(ClusteredDistribution)"), e.getMessage)
     }
   }
 
@@ -98,10 +98,10 @@ class DistributionSuite extends SparkSessions {
       "planguard last" -> Seq(new MismatchJoinPartitionsExtension, planguard))) {
     test(s"mismatched partition counts on a shuffled join's sides are caught ($order)") {
       val e = intercept[InvariantViolation](join(session(extensions, adaptive = false)).collect())
-      assert(e.invariantId == "DISTRIBUTION" && e.phase == Phase.Preparation)
-      assert(e.ruleName == s"planguard.testing.MismatchJoinPartitions ($ColumnarRule)")
+      assert(e.invariant.id == "DISTRIBUTION" && e.phase == Phase.Preparation)
+      assert(e.rule.orNull == s"planguard.testing.MismatchJoinPartitions ($ColumnarRule)")
       assert(e.diff.differences == Seq("child #1 has 5 partitions, child #0 4"))
-      assert(e.actualText.contains("hashpartitioning(k2#"), e.getMessage)
+      assert(e.diff.actualText.contains("hashpartitioning(k2#"), e.getMessage)
     }
   }
 
@@ -112,7 +112,7 @@ class DistributionSuite extends SparkSessions {
       val spark = session(extensions, adaptive = true,
         "spark.sql.adaptive.coalescePartitions.enabled" -> "false")
       val e = intercept[InvariantViolation](join(spark).collect())
-      assert(e.invariantId == "DISTRIBUTION" && e.phase == Phase.Preparation)
+      assert(e.invariant.id == "DISTRIBUTION" && e.phase == Phase.Preparation)
       assert(e.diff.differences == Seq("child #1 has 2 partitions, child #0 4"))
       // A stage's optimizer rules run on materialized stages, which replay does not rebuild.
       assert(e.rule.isEmpty && e.getMessage.contains("Rule: unknown."))
@@ -124,12 +124,12 @@ class DistributionSuite extends SparkSessions {
     test(s"a rule that removes the sort under a sort-merge join is caught " +
       s"($order, adaptive=$adaptive)") {
       val e = intercept[InvariantViolation](join(session(extensions, adaptive)).collect())
-      assert(e.invariantId == "DISTRIBUTION")
+      assert(e.invariant.id == "DISTRIBUTION")
       assert(e.phase == phase(order, adaptive))
-      assert(e.ruleName == "planguard.testing.RemoveMergeJoinSort " +
+      assert(e.rule.orNull == "planguard.testing.RemoveMergeJoinSort " +
         s"(${if (adaptive) StagePrepRule else ColumnarRule})")
-      assert(e.expectedText == "each partition sorted by k ASC NULLS FIRST", e.getMessage)
-      assert(e.actualText == "no ordering")
+      assert(e.diff.expectedText == "each partition sorted by k ASC NULLS FIRST", e.getMessage)
+      assert(e.diff.actualText == "no ordering")
       assert(e.getMessage.contains("the ordering it requires of child #0"))
     }
   }

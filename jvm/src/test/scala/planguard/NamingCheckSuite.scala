@@ -167,12 +167,12 @@ class NamingCheckSuite extends SparkSessions {
     val e = intercept[InvariantViolation](qualified.write.parquet(out))
     // The same DataFrame written again fails again.
     intercept[InvariantViolation](qualified.write.parquet(out))
-    assert(e.invariantId == "NAMING")
+    assert(e.invariant.id == "NAMING")
     assert(e.getMessage.contains(
       "#0 (customer.id + 1): carries the relation qualifier customer."))
     assert(!new File(out).exists())
     writes(s).foreach { case (how, write) =>
-      assert(intercept[InvariantViolation](write("abs(id)")).invariantId == "NAMING", how)
+      assert(intercept[InvariantViolation](write("abs(id)")).invariant.id == "NAMING", how)
     }
     assert(namingRecords(s).map(_.level).distinct == Seq("fail"))
   }

@@ -88,9 +88,9 @@ class NotNullSuite extends SparkSessions {
         }
         assert(caught.nonEmpty)
         caught.foreach { e =>
-          assert(e.invariantId == b.invariant, e.getMessage)
+          assert(e.invariant.id == b.invariant, e.getMessage)
           assert(b.phases.contains(e.phase), e.getMessage)
-          assert(Option(e.ruleName).exists(_.startsWith(b.rule)), e.getMessage)
+          assert(e.rule.exists(_.startsWith(b.rule)), e.getMessage)
           assert(e.getMessage.contains("v#"), e.getMessage)
         }
       }
@@ -111,8 +111,8 @@ class NotNullSuite extends SparkSessions {
       assert(nulls(run(session(Nil, adaptive)), "w") == 1)
       assert(nulls(run(session(Seq(filterStrategy), adaptive)), "w") == 0)
       val e = violation(intercept[Exception](run(session(extensions, adaptive)))).get
-      assert(e.invariantId == "PLANNING_SCHEMA", e.getMessage)
-      assert(e.ruleName.startsWith("planguard.testing.NotNullFilterStrategy"), e.getMessage)
+      assert(e.invariant.id == "PLANNING_SCHEMA", e.getMessage)
+      assert(e.rule.orNull.startsWith("planguard.testing.NotNullFilterStrategy"), e.getMessage)
       assert(e.getMessage.contains("m#") && e.getMessage.contains("rejects none of its nulls"),
         e.getMessage)
     }
@@ -131,8 +131,8 @@ class NotNullSuite extends SparkSessions {
       assert(nulls(run(session(Nil, adaptive)), "v") == 1)
       assert(nulls(run(session(Seq(scanClaim), adaptive)), "v") == 0)
       val e = violation(intercept[Exception](run(session(extensions, adaptive)))).get
-      assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.phase == "optimization", e.getMessage)
-      assert(e.ruleName.startsWith("planguard.testing.ClaimScanNotNull"), e.getMessage)
+      assert(e.invariant.id == "OPTIMIZER_SCHEMA" && e.phase == "optimization", e.getMessage)
+      assert(e.rule.orNull.startsWith("planguard.testing.ClaimScanNotNull"), e.getMessage)
       assert(e.getMessage.contains("Relation declares NOT NULL a column the plan before " +
         "declared nullable"), e.getMessage)
     }
@@ -152,8 +152,8 @@ class NotNullSuite extends SparkSessions {
       assert(run(session(Seq(next), adaptive)) == Seq(0L, 10L, 20L))
       for (extensions <- Seq(Seq(planguard, next), Seq(next, planguard))) {
         val e = violation(intercept[Exception](run(session(extensions, adaptive)))).get
-        assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.phase == "optimization", e.getMessage)
-        assert(e.ruleName.startsWith("planguard.testing.ReadNextField (batch Pre CBO Rules"),
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA" && e.phase == "optimization", e.getMessage)
+        assert(e.rule.orNull.startsWith("planguard.testing.ReadNextField (batch Pre CBO Rules"),
           e.getMessage)
         assert(e.getMessage.contains("names field a but reads field #1, b"), e.getMessage)
       }
@@ -172,8 +172,8 @@ class NotNullSuite extends SparkSessions {
       assert(run(session(Seq(prune), adaptive)) == Seq(Seq(null), Seq(null), Seq(null)))
       for (extensions <- Seq(Seq(planguard, prune), Seq(prune, planguard))) {
         val e = violation(intercept[Exception](run(session(extensions, adaptive)))).get
-        assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.phase == "optimization", e.getMessage)
-        assert(e.ruleName.startsWith("planguard.testing.PruneJsonToAccessedName"), e.getMessage)
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA" && e.phase == "optimization", e.getMessage)
+        assert(e.rule.orNull.startsWith("planguard.testing.PruneJsonToAccessedName"), e.getMessage)
         assert(e.getMessage.contains("reads field A of its input, where an access named A " +
           "read a before"), e.getMessage)
       }
@@ -240,14 +240,14 @@ class NotNullSuite extends SparkSessions {
       def queries(df: DataFrame) = Seq(df, df.groupBy("k").count(), df.selectExpr("k + 1"))
       queries(fromRdd(spark)).foreach { df =>
         val e = violation(intercept[Exception](df.collect())).get
-        assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution", e.getMessage)
-        assert(e.ruleName.contains("RDDScan"), e.getMessage)
+        assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "execution", e.getMessage)
+        assert(e.rule.orNull.contains("RDDScan"), e.getMessage)
         assert(e.getMessage.contains("#0 k: a null in a column the operator declares NOT NULL"),
           e.getMessage)
       }
       queries(fromLocalRows(spark)).foreach { df =>
         val e = violation(intercept[Exception](df.collect())).get
-        assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "analysis", e.getMessage)
+        assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "analysis", e.getMessage)
         assert(e.getMessage.contains("row 1 #0 k: a null in a column the relation declares " +
           "NOT NULL"), e.getMessage)
       }
@@ -258,8 +258,8 @@ class NotNullSuite extends SparkSessions {
       val spark = session(Seq(planguard), adaptive, "spark.planguard.batchSchema.scope" -> scope)
       val cached = fromRdd(spark).cache()
       val e = violation(intercept[Exception](cached.groupBy("k").count().collect())).get
-      assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution", e.getMessage)
-      assert(e.ruleName.contains("RDDScan"), e.getMessage)
+      assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "execution", e.getMessage)
+      assert(e.rule.orNull.contains("RDDScan"), e.getMessage)
       cached.unpersist()
       // Spark 4's analyzer declares uniform(0, NULL, 0) NOT NULL, its optimizer computes a
       // null: cached, the null is grouped as 0.0 without planguard.
@@ -271,8 +271,8 @@ class NotNullSuite extends SparkSessions {
         }
         assert(grouped(session(Nil, adaptive)).map(_.get(0)) == Seq(0.0))
         val e = violation(intercept[Exception](grouped(spark))).get
-        assert(e.invariantId == "BATCH_SCHEMA" && e.phase == "execution", e.getMessage)
-        assert(e.ruleName.contains("InMemoryTableScan"), e.getMessage)
+        assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "execution", e.getMessage)
+        assert(e.rule.orNull.contains("InMemoryTableScan"), e.getMessage)
       }
     }
   }

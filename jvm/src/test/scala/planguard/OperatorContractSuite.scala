@@ -47,7 +47,7 @@ class OperatorContractSuite extends SparkSessions {
   private def violation(extensions: Seq[Extension], adaptive: Boolean)(
       query: SparkSession => DataFrame): InvariantViolation = {
     val e = intercept[InvariantViolation](query(session(extensions, adaptive)).collect())
-    assert(e.invariantId == "OPERATOR_CONTRACT", e.getMessage)
+    assert(e.invariant.id == "OPERATOR_CONTRACT", e.getMessage)
     assert(e.getMessage.startsWith("[PLANGUARD_OPERATOR_CONTRACT] Invariant OPERATOR_CONTRACT"))
     e
   }
@@ -57,7 +57,7 @@ class OperatorContractSuite extends SparkSessions {
     test(s"a filter whose output is not its child's is caught ($order, adaptive=$adaptive)") {
       val e = violation(extensions, adaptive)(filtered)
       assert(e.phase == phase(order, adaptive, inFirstStages = true))
-      assert(e.ruleName == s"planguard.testing.ReverseFilterOutput (${kind(adaptive)})")
+      assert(e.rule.orNull == s"planguard.testing.ReverseFilterOutput (${kind(adaptive)})")
       assert(e.expected.fieldNames.toSeq == Seq("id", "b"))
       assert(e.actual.fieldNames.toSeq == Seq("b", "id"))
       assert(e.getMessage.contains("Filter keeps its child's schema"))
@@ -70,7 +70,7 @@ class OperatorContractSuite extends SparkSessions {
       val e = violation(extensions, adaptive)(filtered)
       // With adaptive execution, as its stage (whose root it is) is created, before it runs.
       assert(e.phase == Phase.Preparation)
-      assert(e.ruleName == s"planguard.testing.ReverseShuffleOutput (${kind(adaptive)})")
+      assert(e.rule.orNull == s"planguard.testing.ReverseShuffleOutput (${kind(adaptive)})")
       assert(e.getMessage.contains("Exchange keeps its child's schema"), e.getMessage)
       assert(e.expected.fieldNames.length == e.actual.fieldNames.length)
       assert(e.expected.fieldNames.toSeq == e.actual.fieldNames.toSeq.reverse)
@@ -83,7 +83,7 @@ class OperatorContractSuite extends SparkSessions {
       s"($order, adaptive=$adaptive)") {
       val e = violation(extensions, adaptive)(outerJoin)
       assert(e.phase == phase(order, adaptive))
-      assert(e.ruleName == s"planguard.testing.NotNullOuterJoin (${kind(adaptive)})")
+      assert(e.rule.orNull == s"planguard.testing.NotNullOuterJoin (${kind(adaptive)})")
       assert(e.diff.differences == Seq(
         "#2 k2: NOT NULL, but a LeftOuter join pads it with nulls",
         "#3 b: NOT NULL, but a LeftOuter join pads it with nulls"), e.getMessage)
@@ -95,8 +95,8 @@ class OperatorContractSuite extends SparkSessions {
     test(s"a top-K without a sort order is caught ($order, adaptive=$adaptive)") {
       val e = violation(extensions, adaptive)(topK)
       assert(e.phase == phase(order, adaptive))
-      assert(e.ruleName == s"planguard.testing.UnorderedTopK (${kind(adaptive)})")
-      assert(e.actualText == "no sort order" && e.expected == null)
+      assert(e.rule.orNull == s"planguard.testing.UnorderedTopK (${kind(adaptive)})")
+      assert(e.diff.actualText == "no sort order" && e.expected == null)
     }
   }
 
@@ -108,8 +108,8 @@ class OperatorContractSuite extends SparkSessions {
       val target = Files.createTempDirectory("planguard-write").resolve("out")
       val e = intercept[InvariantViolation](
         spark.range(10).selectExpr("id", "id % 3 AS m").write.parquet(target.toString))
-      assert(e.invariantId == "OPERATOR_CONTRACT" && e.phase == Phase.Preparation)
-      assert(e.ruleName ==
+      assert(e.invariant.id == "OPERATOR_CONTRACT" && e.phase == Phase.Preparation)
+      assert(e.rule.orNull ==
         "planguard.testing.WriteReturningRows (columnar rule, before transitions)")
       assert(e.expected.isEmpty && e.actual.fieldNames.toSeq == Seq("num_rows"))
       assert(!Files.exists(target))

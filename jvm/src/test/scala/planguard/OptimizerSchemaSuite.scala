@@ -32,7 +32,7 @@ class OptimizerSchemaSuite extends SparkSessions {
       projectedQueries(spark).foreach { df =>
         val e = intercept[InvariantViolation](df.collect())
         assert(e.getCondition == "PLANGUARD_OPTIMIZER_SCHEMA")
-        assert(e.invariantId == "OPTIMIZER_SCHEMA")
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA")
         assert(e.phase == "optimization")
         assert(e.expected.fieldNames.toSeq == Seq("a", "b"))
         assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
@@ -51,7 +51,7 @@ class OptimizerSchemaSuite extends SparkSessions {
         "SELECT v AS b, k, first_value(v) OVER w AS f FROM t WINDOW w AS (ORDER BY k) ORDER BY k"
       ).foreach { sql =>
         val e = intercept[InvariantViolation](spark.sql(sql).collect())
-        assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.phase == "optimization")
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA" && e.phase == "optimization")
         assert(e.getMessage.contains("(exact: the analyzed root is a projection)"))
         assert(e.expected.fieldNames.toSeq.sorted.reverse == e.actual.fieldNames.toSeq)
       }
@@ -104,14 +104,14 @@ class OptimizerSchemaSuite extends SparkSessions {
       (1 to 50).foreach(i => spark.range(i).selectExpr(s"id + $i AS x$i"))
       frames.foreach { df =>
         val e = intercept[InvariantViolation](df.queryExecution.executedPlan)
-        assert(e.invariantId == "OPTIMIZER_SCHEMA")
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA")
       }
       val elsewhere = new java.util.concurrent.atomic.AtomicReference[Seq[DataFrame]]
       val thread = new Thread(() => elsewhere.set(projectedQueries(spark)))
       thread.start()
       thread.join()
       elsewhere.get.foreach { df =>
-        assert(intercept[InvariantViolation](df.cache()).invariantId == "OPTIMIZER_SCHEMA")
+        assert(intercept[InvariantViolation](df.cache()).invariant.id == "OPTIMIZER_SCHEMA")
         df.unpersist()
       }
     }
@@ -130,10 +130,10 @@ class OptimizerSchemaSuite extends SparkSessions {
       Seq("SELECT k, CAST(s AS STRING) AS s FROM aliased",
         "SELECT k, coalesce(s) AS s FROM aliased WHERE v > 1").foreach { sql =>
         val e = intercept[InvariantViolation](spark.sql(sql).queryExecution.executedPlan)
-        assert(e.invariantId == "OPTIMIZER_SCHEMA", e.getMessage)
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA", e.getMessage)
         assert(e.getMessage.contains("#0 k: name k -> s"), e.getMessage)
         val cached = spark.sql(sql)
-        assert(intercept[InvariantViolation](cached.cache()).invariantId == "OPTIMIZER_SCHEMA")
+        assert(intercept[InvariantViolation](cached.cache()).invariant.id == "OPTIMIZER_SCHEMA")
         cached.unpersist()
       }
     }
@@ -157,7 +157,7 @@ class OptimizerSchemaSuite extends SparkSessions {
           // Its VALUES need no projection: what breaks is `kept`, cached again by the write.
           s"INSERT INTO $table VALUES (3, 4)").foreach { sql =>
           val e = intercept[InvariantViolation](spark.sql(sql).collect())
-          assert(e.invariantId == "OPTIMIZER_SCHEMA", sql)
+          assert(e.invariant.id == "OPTIMIZER_SCHEMA", sql)
           assert(e.expected.fieldNames.toSeq == Seq("x", "y"), sql)
           assert(e.actual.fieldNames.toSeq == Seq("y", "x"), sql)
         }
@@ -192,7 +192,7 @@ class OptimizerSchemaSuite extends SparkSessions {
         "toLocalIterator" -> (_.toLocalIterator().hasNext), "collect again" -> (_.collect()))
         .foreach { case (action, run) =>
           val e = intercept[InvariantViolation](run(df))
-          assert(e.invariantId == "OPTIMIZER_SCHEMA", action)
+          assert(e.invariant.id == "OPTIMIZER_SCHEMA", action)
           assert(e.actual.fieldNames.toSeq == Seq("b", "a"), action)
         }
       val warned = readTwice(session(extensions, adaptive, "spark.planguard.mode" -> "warn"))
@@ -207,11 +207,11 @@ class OptimizerSchemaSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       val df = spark.sql("WITH q AS (SELECT id AS k, cast(id AS int) AS a, id * 2 AS b " +
         "FROM range(5)) SELECT a, b FROM q")
-      assert(intercept[InvariantViolation](df.queryExecution.executedPlan).invariantId ==
+      assert(intercept[InvariantViolation](df.queryExecution.executedPlan).invariant.id ==
         "OPTIMIZER_SCHEMA")
       val e = intercept[InvariantViolation](spark.sql("WITH q AS (SELECT id AS k, id * 2 AS v " +
         "FROM range(5)) SELECT v AS b, k FROM q ORDER BY k").collect())
-      assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.actual.fieldNames.toSeq == Seq("k", "b"))
+      assert(e.invariant.id == "OPTIMIZER_SCHEMA" && e.actual.fieldNames.toSeq == Seq("k", "b"))
     }
 
     // A streaming query writes each micro-batch into a DataSource V2 sink (memory, console,
@@ -280,7 +280,7 @@ class OptimizerSchemaSuite extends SparkSessions {
         plan.exists(_.isInstanceOf[org.apache.spark.sql.execution.ColumnarToRowExec]), plan)
       spark.conf.set("planguard.testing.SwapRootColumns", "true")
       val e = intercept[InvariantViolation](query.collect())
-      assert(e.invariantId == "OPTIMIZER_SCHEMA")
+      assert(e.invariant.id == "OPTIMIZER_SCHEMA")
       assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
     }
   }
@@ -294,7 +294,7 @@ class OptimizerSchemaSuite extends SparkSessions {
       val df = spark.sql("SELECT CAST(v AS INT) AS b, k, first_value(v) OVER w AS f FROM t " +
         "WINDOW w AS (ORDER BY k) ORDER BY k")
       val e = intercept[InvariantViolation](df.collect())
-      assert(e.invariantId == "OPTIMIZER_SCHEMA" && e.phase == "optimization")
+      assert(e.invariant.id == "OPTIMIZER_SCHEMA" && e.phase == "optimization")
       assert(e.getMessage.contains("b: type INT -> STRING"), e.getMessage)
     }
 
@@ -447,10 +447,10 @@ class OptimizerSchemaSuite extends SparkSessions {
     val e = query.exception.getOrElse(fail(s"the $sink sink's micro-batch ran unchecked"))
     assert(e.getCause.isInstanceOf[InvariantViolation], e)
     val violation = e.getCause.asInstanceOf[InvariantViolation]
-    assert(violation.invariantId == "OPTIMIZER_SCHEMA")
+    assert(violation.invariant.id == "OPTIMIZER_SCHEMA")
     assert(violation.actual.fieldNames.toSeq == Seq("c", "a"))
-    assert(Option(violation.ruleName)
-      .exists(_.startsWith("planguard.testing.SwapRootColumns (batch ")), violation.ruleName)
+    assert(violation.rule
+      .exists(_.startsWith("planguard.testing.SwapRootColumns (batch ")), violation.rule.orNull)
     spark.conf.set("planguard.testing.SwapRootColumns", "false")
     if (sink == "memory") spark.table(name).collect().toSeq
     else if (!Files.exists(dir.resolve(name))) Nil

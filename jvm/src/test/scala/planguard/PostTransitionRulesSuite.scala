@@ -57,7 +57,7 @@ class PostTransitionRulesSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       query(spark).foreach { df =>
         val e = violation(intercept[Exception](df.collect()))
-        assert(e.map(_.invariantId).contains(invariant), e.map(_.getMessage))
+        assert(e.map(_.invariant.id).contains(invariant), e.map(_.getMessage))
       }
     }
   }

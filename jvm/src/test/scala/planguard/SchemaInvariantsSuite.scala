@@ -25,10 +25,10 @@ class SchemaInvariantsSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       projectedQueries(spark).foreach { df =>
         val e = intercept[InvariantViolation](df.collect())
-        assert(e.invariantId == "PLANNING_SCHEMA")
+        assert(e.invariant.id == "PLANNING_SCHEMA")
         assert(e.phase == "physical planning")
         assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
-        assert(e.ruleName ==
+        assert(e.rule.orNull ==
           "planguard.testing.ReversingProjectStrategy (planner strategy, planning Project)")
       }
     }
@@ -39,9 +39,9 @@ class SchemaInvariantsSuite extends SparkSessions {
       val spark = session(extensions, adaptive = false)
       projectedQueries(spark).foreach { df =>
         val e = intercept[InvariantViolation](df.collect())
-        assert(e.invariantId == "PHYSICAL_SCHEMA")
+        assert(e.invariant.id == "PHYSICAL_SCHEMA")
         assert(e.phase == "preparation")
-        assert(e.ruleName == ColumnarCulprit)
+        assert(e.rule.orNull == ColumnarCulprit)
       }
     }
 
@@ -56,10 +56,10 @@ class SchemaInvariantsSuite extends SparkSessions {
         projectedQueries(spark).take(if (adaptive) 1 else 2).foreach { df =>
           df.queryExecution.executedPlan
           val e = intercept[InvariantViolation](df.collect())
-          assert(e.invariantId == "PHYSICAL_SCHEMA")
+          assert(e.invariant.id == "PHYSICAL_SCHEMA")
           assert(e.phase == "preparation")
           assert(e.actual.fieldNames.toSeq == Seq("b", "a"))
-          assert(e.ruleName == ColumnarCulprit)
+          assert(e.rule.orNull == ColumnarCulprit)
         }
       }
     }
@@ -67,8 +67,8 @@ class SchemaInvariantsSuite extends SparkSessions {
     test(s"PHYSICAL_SCHEMA catches it in the final adaptive stage ($order)") {
       val spark = session(extensions, adaptive = true)
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
-      assert(e.invariantId == "PHYSICAL_SCHEMA")
-      assert(e.ruleName == ColumnarCulprit)
+      assert(e.invariant.id == "PHYSICAL_SCHEMA")
+      assert(e.rule.orNull == ColumnarCulprit)
     }
   }
 
@@ -76,9 +76,9 @@ class SchemaInvariantsSuite extends SparkSessions {
     test(s"OPTIMIZER_SCHEMA catches an adaptive runtime rule that reorders the root ($order)") {
       val spark = session(extensions, adaptive = true)
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
-      assert(e.invariantId == "OPTIMIZER_SCHEMA")
+      assert(e.invariant.id == "OPTIMIZER_SCHEMA")
       assert(e.phase == "adaptive re-optimization")
-      assert(e.ruleName == "planguard.testing.SwapRootColumns (adaptive runtime optimizer rule)")
+      assert(e.rule.orNull == "planguard.testing.SwapRootColumns (adaptive runtime optimizer rule)")
       assert(e.getMessage.contains("exclude it (spark.sql.adaptive.optimizer.excludedRules)"))
     }
   }
@@ -87,8 +87,8 @@ class SchemaInvariantsSuite extends SparkSessions {
     test(s"PHYSICAL_SCHEMA catches a query-stage preparation rule that reorders the root ($order)") {
       val spark = session(extensions, adaptive = true)
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
-      assert(e.invariantId == "PHYSICAL_SCHEMA")
-      assert(e.ruleName ==
+      assert(e.invariant.id == "PHYSICAL_SCHEMA")
+      assert(e.rule.orNull ==
         "planguard.testing.ReverseRootProjectExec (adaptive query-stage preparation rule)")
       // No conf excludes a preparation rule: the advice names none, and points to the docs.
       assert(!e.getMessage.contains("excludedRules"))
@@ -104,8 +104,8 @@ class SchemaInvariantsSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       projectedQueries(spark).foreach { df =>
         val e = intercept[InvariantViolation](df.collect())
-        assert(e.invariantId == "OPTIMIZER_SCHEMA")
-        assert(e.ruleName == "planguard.testing.SwapRootColumns (batch Pre CBO Rules)")
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA")
+        assert(e.rule.orNull == "planguard.testing.SwapRootColumns (batch Pre CBO Rules)")
       }
     }
   }
@@ -114,8 +114,8 @@ class SchemaInvariantsSuite extends SparkSessions {
     test(s"PHYSICAL_SCHEMA catches a query-stage optimizer rule that reorders the root ($order)") {
       val spark = session(extensions, adaptive = true)
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
-      assert(e.invariantId == "PHYSICAL_SCHEMA")
-      assert(e.ruleName ==
+      assert(e.invariant.id == "PHYSICAL_SCHEMA")
+      assert(e.rule.orNull ==
         "planguard.testing.ReverseRootProjectExec (adaptive query-stage optimizer rule)")
     }
   }
@@ -127,8 +127,8 @@ class SchemaInvariantsSuite extends SparkSessions {
       val spark = session(extensions, adaptive)
       projectedQueries(spark).foreach { df =>
         val e = intercept[InvariantViolation](df.collect())
-        assert(e.invariantId == "OPTIMIZER_SCHEMA")
-        assert(e.ruleName == "planguard.testing.SwapRootColumns (plan normalization rule)")
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA")
+        assert(e.rule.orNull == "planguard.testing.SwapRootColumns (plan normalization rule)")
         // The optimizer's exclusion conf does not reach it.
         assert(!e.getMessage.contains("excludedRules"))
         assert(e.getMessage.contains("out of spark.sql.extensions"))
@@ -137,7 +137,7 @@ class SchemaInvariantsSuite extends SparkSessions {
       // analyzed root planguard's own normalization rule remembers: before the other's.
       projectedQueries(spark).foreach { df =>
         val e = intercept[InvariantViolation](df.queryExecution.executedPlan)
-        assert(e.invariantId == "OPTIMIZER_SCHEMA")
+        assert(e.invariant.id == "OPTIMIZER_SCHEMA")
       }
     }
   }
@@ -148,8 +148,8 @@ class SchemaInvariantsSuite extends SparkSessions {
     test(s"PHYSICAL_SCHEMA catches a post-planner-strategy rule that reorders the root ($order)") {
       val spark = session(extensions, adaptive = true)
       val e = intercept[InvariantViolation](projectedQueries(spark)(1).collect())
-      assert(e.invariantId == "PHYSICAL_SCHEMA")
-      assert(e.ruleName ==
+      assert(e.invariant.id == "PHYSICAL_SCHEMA")
+      assert(e.rule.orNull ==
         "planguard.testing.ReverseRootProjectExec (adaptive post-planner-strategy rule)")
     }
   }
@@ -158,7 +158,7 @@ class SchemaInvariantsSuite extends SparkSessions {
     test(s"the rule that broke OPTIMIZER_SCHEMA is named (adaptive=$adaptive)") {
       val spark = session(Seq(planguard, new SwapRootColumnsExtension), adaptive)
       val e = intercept[InvariantViolation](projectedQueries(spark).head.collect())
-      assert(e.ruleName ==
+      assert(e.rule.orNull ==
         "planguard.testing.SwapRootColumns (batch Operator Optimization before Inferring Filters)")
       assert(e.getMessage.contains("Rule: planguard.testing.SwapRootColumns"))
       assert(e.getMessage.contains("exclude it (spark.sql.optimizer.excludedRules)"))
@@ -227,7 +227,7 @@ class SchemaInvariantsSuite extends SparkSessions {
       val joined = t.join(other, t("id") === other("id"))
       for (_ <- 1 to 2) {
         val e = intercept[InvariantViolation](joined.collect())
-        assert(e.invariantId == "UNIQUE_FIELD" && e.phase == Phase.Analysis)
+        assert(e.invariant.id == "UNIQUE_FIELD" && e.phase == Phase.Analysis)
       }
     }
 
@@ -244,9 +244,9 @@ class SchemaInvariantsSuite extends SparkSessions {
         val qe = spark.sql(sql).queryExecution
         assert(qe.analyzed.output.map(_.exprId) != qe.optimizedPlan.output.map(_.exprId))
         val e = intercept[InvariantViolation](spark.sql(sql).queryExecution.executedPlan)
-        assert(e.invariantId == "UNIQUE_FIELD", e.getMessage)
+        assert(e.invariant.id == "UNIQUE_FIELD", e.getMessage)
         val cached = spark.sql(sql)
-        assert(intercept[InvariantViolation](cached.cache()).invariantId == "UNIQUE_FIELD")
+        assert(intercept[InvariantViolation](cached.cache()).invariant.id == "UNIQUE_FIELD")
         cached.unpersist()
       }
     }

@@ -2,7 +2,8 @@ package planguard
 
 import org.apache.spark.sql.{AnalysisException, Encoders, SparkSession}
 
-import planguard.report.{ViolationLog, ViolationRecord}
+import planguard.contract.ViolationRecord
+import planguard.report.ViolationLog
 import planguard.testing._
 
 /** `planguard_violations()`: the session's report as rows, from SQL (report.ViolationsFunction). */
@@ -23,9 +24,14 @@ class ViolationsFunctionSuite extends SparkSessions {
     test(s"its rows are the session's records, field for field (adaptive=$adaptive)") {
       val spark = reported(adaptive)
       val rows = spark.sql("SELECT * FROM planguard_violations()")
-      assert(rows.as(Encoders.product[ViolationRecord]).collect().toSeq ==
-        ViolationLog.records(spark))
-      assert(rows.schema == Encoders.product[ViolationRecord].schema)
+      // The record's encoder's columns, named as the record's JSON names its fields.
+      val record = Encoders.product[ViolationRecord].schema
+      assert(rows.schema.map(_.dataType) == record.map(_.dataType))
+      assert(rows.columns.toSeq == record.fieldNames.toSeq.map(
+        _.replaceAll("([A-Z])", "_$1").toLowerCase(java.util.Locale.ROOT)))
+      assert(rows.columns.contains("expected_schema"))
+      assert(rows.toDF(record.fieldNames.toSeq: _*).as(Encoders.product[ViolationRecord])
+        .collect().toSeq == ViolationLog.records(spark))
       val first = spark.sql("SELECT id, level, phase, rule, differences[0] " +
         "FROM planguard_violations() ORDER BY time LIMIT 1").head()
       assert(first.getString(0) == "OPTIMIZER_SCHEMA" && first.getString(1) == "warn" &&

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types.StructType
 
+import planguard.contract.Departure
 import planguard.schema.SchemaDiff
 
 /**
@@ -29,10 +30,13 @@ object LocalRows {
     found
   }
 
-  /** The relation whose rows `diff` is about, as Rule names it. */
-  def culprit(diff: SchemaDiff): Option[String] =
-    Some(s"the rows of a local relation [${diff.expected.fieldNames.mkString(", ")}] (a " +
-      "DataFrame created from local rows)")
+  /** The relation whose rows `found` (a departure `apply` returned) is about, as Rule names it. */
+  def culprit(found: Departure): Option[String] = found match {
+    case diff: SchemaDiff =>
+      Some(s"the rows of a local relation [${diff.expected.fieldNames.mkString(", ")}] (a " +
+        "DataFrame created from local rows)")
+    case _ => None
+  }
 
   private def rows(relation: LocalRelation): SchemaDiff = {
     val promised = relation.output.indices.filterNot(relation.output(_).nullable)

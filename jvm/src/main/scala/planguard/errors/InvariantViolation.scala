@@ -4,67 +4,84 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.types.StructType
 
-import planguard.contract.{Departure, Invariant, Phase}
+import planguard.contract.{Departure, Invariant, Level, Phase, ViolationRecord,
+  ViolationRecordJson}
 import planguard.schema.SchemaDiff
 import planguard.shims.ConditionThrowable
 
 /**
  * A planning contract that a query's plans broke. Raised before the query produces a row or
- * writes a file; PySpark raises it as `planguard.InvariantViolation`.
+ * writes a file; PySpark raises it as `planguard.InvariantViolation`, read from its record
+ * (`record`), which it carries among its message parameters (`Payload`) through py4j and Spark
+ * Connect alike.
  *
- * @param rule the rule that broke the contract, where planguard could tell
+ * @param record the violation as reported (ViolationRecord)
+ * @param diff how the plan departs from the contract
  */
-final class InvariantViolation(
+final class InvariantViolation private (
+    val record: ViolationRecord,
     val invariant: Invariant,
-    val phase: String,
-    val diff: Departure,
-    val rule: Option[String])
-  extends RuntimeException(
-    PlanGuardErrors.message(InvariantViolation.condition(invariant),
-      InvariantViolation.parameters(invariant, phase, diff, rule)))
+    val diff: Departure)
+  extends RuntimeException(PlanGuardErrors.message(InvariantViolation.condition(invariant),
+    InvariantViolation.parameters(record, invariant, diff)))
   with ConditionThrowable {
+
+  def phase: String = record.phase
+
+  /** The rule that broke the contract, where planguard could tell. */
+  def rule: Option[String] = record.rule
 
   override def getCondition: String = InvariantViolation.condition(invariant)
   override def getSqlState: String = PlanGuardErrors.sqlState(getCondition)
   override def getMessageParameters: java.util.Map[String, String] =
-    InvariantViolation.parameters(invariant, phase, diff, rule).asJava
+    InvariantViolation.parameters(record, invariant, diff).asJava
 
   /** The schema the contract expects; null for a contract on something else (DISTRIBUTION). */
-  def expected: StructType = diff match {
-    case schemas: SchemaDiff => schemas.expected
-    case _ => null
-  }
+  def expected: StructType = InvariantViolation.schemas(diff).map(_._1).orNull
 
   /** The schema the plan has; null for a contract on something else (DISTRIBUTION). */
-  def actual: StructType = diff match {
-    case schemas: SchemaDiff => schemas.actual
-    case _ => null
-  }
-
-  // For Python, which reads these through py4j.
-  def invariantId: String = invariant.id
-  def ruleName: String = rule.orNull
-  def expectedJson: String = Option(expected).map(_.json).orNull
-  def actualJson: String = Option(actual).map(_.json).orNull
-  def expectedText: String = diff.expectedText
-  def actualText: String = diff.actualText
+  def actual: StructType = InvariantViolation.schemas(diff).map(_._2).orNull
 }
 
 object InvariantViolation {
   /** The kind a rule among Spark's plan normalization rules is named with (Rule: X (kind)). */
   val NormalizationRule = "plan normalization rule"
 
+  /**
+   * The message parameter that carries the violation's record as JSON (ViolationRecordJson): what
+   * Python reads, the same through py4j and Spark Connect. Not in the message's template.
+   */
+  val Payload = "violation"
+
+  /**
+   * `invariant` broken by `diff`, reported at `level` in `phase`; `rule` broke it, where
+   * planguard could tell; `plan` summarizes the plan that broke it.
+   */
+  def apply(invariant: Invariant, level: Level, phase: String, diff: Departure,
+      rule: Option[String], plan: String): InvariantViolation = {
+    val found = schemas(diff)
+    new InvariantViolation(ViolationRecord(invariant.id, level.name, phase, rule,
+      diff.expectedText, diff.actualText, found.map(_._1.json), found.map(_._2.json),
+      diff.differences, plan, System.currentTimeMillis()), invariant, diff)
+  }
+
   def condition(invariant: Invariant): String = s"PLANGUARD_${invariant.id}"
 
-  private def parameters(invariant: Invariant, phase: String, diff: Departure,
-      rule: Option[String]): Map[String, String] = Map(
-    "phase" -> phase,
+  private def schemas(diff: Departure): Option[(StructType, StructType)] = diff match {
+    case schemas: SchemaDiff => Some((schemas.expected, schemas.actual))
+    case _ => None
+  }
+
+  private def parameters(record: ViolationRecord, invariant: Invariant, diff: Departure)
+      : Map[String, String] = Map(
+    "phase" -> record.phase,
     "comparison" -> diff.comparison,
-    "rule" -> ruleText(rule, phase),
+    "rule" -> ruleText(record.rule, record.phase),
     "expected" -> diff.expectedText,
     "actual" -> diff.actualText,
     "differences" -> diff.differences.mkString("; "),
-    "advice" -> s"${advice(invariant, phase, rule)} See ${invariant.docs}.")
+    "advice" -> s"${advice(invariant, record.phase, record.rule)} See ${invariant.docs}.",
+    Payload -> ViolationRecordJson(record))
 
   /** The rule as reports name it: when there is none, why. */
   def ruleText(rule: Option[String], phase: String): String =

@@ -8,7 +8,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.slf4j.LoggerFactory
 
 import planguard.checks.BatchSchemaCheck
-import planguard.contract.{Invariant, Phase}
+import planguard.contract.{Invariant, Level, Phase}
 import planguard.errors.InvariantViolation
 import planguard.schema.SchemaDiff
 
@@ -77,8 +77,8 @@ final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: 
   }
 
   private def report(diff: SchemaDiff): Unit = {
-    val violation =
-      new InvariantViolation(Invariant.BatchSchema, Phase.Execution, diff, Some(producerName))
+    val violation = InvariantViolation(Invariant.BatchSchema, if (fail) Level.Fail else Level.Warn,
+      Phase.Execution, diff, Some(producerName), producerName)
     if (fail) throw violation
     LoggerFactory.getLogger("planguard").warn(violation.getMessage.replace('\n', ' '))
   }

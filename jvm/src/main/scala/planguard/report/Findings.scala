@@ -2,8 +2,7 @@ package planguard.report
 
 import org.apache.spark.sql.catalyst.trees.{TreeNode, TreeNodeTag}
 
-import planguard.conf.Levels
-import planguard.contract.{Invariant, Level}
+import planguard.contract.ViolationRecord
 
 /**
  * The violations found in one query, kept on the query itself, so that its EXPLAIN can show
@@ -11,35 +10,23 @@ import planguard.contract.{Invariant, Level}
  * started from, which every later step of the query reaches — the prepared plan, each adaptive
  * stage and re-planning — and which lives exactly as long as the query. No tag: the query was
  * never checked (planguard disabled, every invariant off); an empty one: checked, nothing found.
+ * Written by the Reporter of each hook that checks the query.
  */
 object Findings {
   private val Tag = TreeNodeTag[Vector[ViolationRecord]]("planguard.findings")
 
-  /** The root whose checks run on this thread now, if they keep their findings. */
-  private val current = new ThreadLocal[TreeNode[_]]
+  /** The query whose root is `query` is checked: its findings exist, if none are kept yet. */
+  private[report] def checked(query: TreeNode[_]): Unit = update(query)(identity)
 
   /**
-   * Runs one rule's `checks`, keeping on `query` every violation they record (Violations.report,
-   * any level). Without a query, or with every invariant off, only runs them.
+   * Keeps `record` on the query whose root is `query`, unless it is kept already: adaptive
+   * execution checks a query again at each re-planning.
    */
-  def keptOn(query: Option[TreeNode[_]], levels: Levels)(checks: => Unit): Unit = query match {
-    case Some(root) if Invariant.all.exists(levels(_) != Level.Off) =>
-      update(root)(identity)
-      val outer = current.get
-      current.set(root)
-      try checks finally current.set(outer)
-    case _ => checks
-  }
-
-  /**
-   * Keeps `record` on the query whose checks run on this thread, if any, unless it is kept
-   * already: adaptive execution checks a query again at each re-planning.
-   */
-  private[report] def keep(record: ViolationRecord): Unit =
-    Option(current.get).foreach(update(_) { kept =>
+  private[report] def keep(query: TreeNode[_], record: ViolationRecord): Unit =
+    update(query) { kept =>
       if (kept.exists(_.copy(plan = record.plan, time = record.time) == record)) kept
       else kept :+ record
-    })
+    }
 
   /** What was found in the query whose root is `query`, oldest first; None: never checked. */
   def of(query: TreeNode[_]): Option[Seq[ViolationRecord]] =

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.planguard.ListenerBusAccess
 
+import planguard.contract.ViolationRecord
+
 /**
  * Each session's most recent violations, bounded, in the order they were reported, and the
  * number ever reported, which is not. Records are whole when added, so concurrent queries on one

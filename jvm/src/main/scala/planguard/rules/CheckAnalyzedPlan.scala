@@ -7,7 +7,6 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import planguard.checks.{NamingCheck, PersistedColumns}
 import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Level, Phase}
-import planguard.report.Violations
 
 /**
  * NAMING on each analyzed write command: at analysis, so that a failing write writes nothing.
@@ -21,21 +20,22 @@ final case class CheckAnalyzedPlan(session: SparkSession) extends (LogicalPlan =
     if (!ApplySpecNames.supported && PlanGuardConf.specNaming(conf)) {
       ApplySpecNames.warnUnsupported()
     }
-    PersistedColumns(plan)
+    val writes = PersistedColumns(plan)
       .filterNot { case (query, names) => CheckAnalyzedPlan.judged(query, names) }
-      .foreach { case (query, names) =>
+    if (writes.nonEmpty) {
+      val reporter = CheckContext(session, None, None).reporter
+      writes.foreach { case (query, names) =>
         val found = NamingCheck(plan, query, names)
-        val levels = PlanGuardConf.levels(conf)
         // A stored relation qualifier is never what a user meant: it fails at the mode, not at
         // warn.
-        Violations.report(levels, session, Invariant.Naming, Phase.Analysis, plan,
-          ceiling = Some(Level.Fail))(found.qualified)(_ => None)
-        Violations.report(levels, session, Invariant.Naming, Phase.Analysis, plan)(
-          found.generated)(_ => None)
+        reporter.report(Invariant.Naming, Phase.Analysis, plan, ceiling = Some(Level.Fail))(
+          found.qualified)(_ => None)
+        reporter.report(Invariant.Naming, Phase.Analysis, plan)(found.generated)(_ => None)
         // A write that runs another write of the same query (CTAS and saveAsTable write it
         // through an insert of their own) is checked once; a write that failed, every time.
         query.setTagValue(CheckAnalyzedPlan.Passed, names)
       }
+    }
   }
 }
 

@@ -6,9 +6,7 @@ import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 import planguard.attribution.PreparationReplay
 import planguard.checks.{DeepestDeparture, DistributionCheck, OperatorContractCheck}
 import planguard.claims.{Baseline, ClaimsCheck}
-import planguard.conf.Levels
 import planguard.contract.{Departure, Invariant, Level}
-import planguard.report.Violations
 import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
@@ -28,22 +26,22 @@ object CheckPlanContracts {
     Contract(Invariant.Distribution, DistributionCheck.requirements, DistributionCheck(_)),
     Contract(Invariant.OperatorContract, OperatorContractCheck.contract, OperatorContractCheck(_)))
 
-  def apply(session: SparkSession, plan: SparkPlan, phase: String, levels: Levels,
-      types: LogicalTypes, owner: Option[QueryExecution]): Unit = {
+  def apply(context: CheckContext, plan: SparkPlan, phase: String): Unit = {
+    val (session, owner, levels) = (context.session, context.owner, context.levels)
     val checked = contracts.filter(c => levels(c.invariant) != Level.Off)
     if (checked.nonEmpty) {
       val found = DeepestDeparture.each(plan, checked.map(_.ofOperator))
       var i = 0
       while (i < checked.length) {
         val contract = checked(i)
-        Violations.report(levels, session, contract.invariant, phase, plan)(found(i))(_ =>
+        context.reporter.report(contract.invariant, phase, plan)(found(i))(_ =>
           lastBreaking(session, owner)(!contract.ofPlan(_).isEmpty))
         i += 1
       }
     }
     if (levels(Invariant.OperatorContract) != Level.Off) {
-      val claims = new Claims(plan, owner, types)
-      Violations.report(levels, session, Invariant.OperatorContract, phase, plan)(claims.newIn(
+      val claims = new Claims(plan, owner, context.types)
+      context.reporter.report(Invariant.OperatorContract, phase, plan)(claims.newIn(
         plan))(_ => owner.flatMap(qe => PreparationReplay.firstBreakingRule(session,
           qe.sparkPlan)(!claims.newIn(_).isEmpty)))
     }

@@ -3,12 +3,9 @@ package planguard.rules
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 
-import planguard.checks.Outputs
-import planguard.conf.PlanGuardConf
+import planguard.contract.Phase
 import planguard.exec.BeforeFirstTask
 import planguard.query.PlannedQuery
-import planguard.report.Findings
-import planguard.schema.LogicalTypes
 
 /**
  * The checks of a query whose plan was prepared outside any SQL execution (by `explain`, by
@@ -31,18 +28,13 @@ private[planguard] object ChecksAtExecution extends BeforeFirstTask {
       running.filter(runs(_, result)).foreach { qe =>
         val session = qe.sparkSession
         Guarded(session, "ChecksAtExecution") {
-          val conf = session.sessionState.conf
-          val (levels, types, outputs) =
-            (PlanGuardConf.levels(conf), LogicalTypes.of(conf), new Outputs)
           val plan = qe.executedPlan
-          Findings.keptOn(PlannedQuery.findingsRoot(plan, Some(qe)), levels) {
-            if (!PlannedQuery.checkedWhenPrepared(result)) {
-              PlannedQuery.of(plan, Some(qe), session, outputs).filter(_.unchecked).foreach {
-                QueryChecks.ofQuery(session, levels, types, _, plan, outputs)
-              }
-            }
-            QueryChecks.ofWholePlan(session, levels, types, qe, plan, outputs)
+          val context = CheckContext(session, Some(qe), PlannedQuery.findingsRoot(plan, Some(qe)))
+          if (!PlannedQuery.checkedWhenPrepared(result)) {
+            PlannedQuery.of(plan, Some(qe), session, context.outputs).filter(_.unchecked)
+              .foreach(QueryChecks.ofQuery(context, _, plan))
           }
+          QueryChecks.ofWholePlan(context, qe, plan, Phase.Preparation)
           result.setTagValue(Done, ())
         }
       }

@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory
 
 import planguard.attribution.Replaying
 import planguard.conf.PlanGuardConf
-import planguard.report.{ViolationLog, ViolationRecord}
+import planguard.contract.ViolationRecord
+import planguard.report.ViolationLog
 import planguard.shims.ErrorCondition
 
 /**
@@ -36,7 +37,7 @@ object Guarded {
         case Internal(e) =>
           log.warn(s"planguard internal error in $what; the query goes on unchecked.", e)
           ViolationLog.record(session, ViolationRecord("INTERNAL_ERROR", "log", what, None, "",
-            "", Seq(e.toString), "", System.currentTimeMillis()))
+            "", None, None, Seq(e.toString), "", System.currentTimeMillis()))
           fallback
       }
     }

@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.internal.SQLConf
 
 import planguard.checks.Outputs
-import planguard.conf.{Levels, PlanGuardConf}
+import planguard.conf.PlanGuardConf
 import planguard.contract.{Invariant, Level}
 import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
 
@@ -35,15 +35,14 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
 object PlaceBatchChecks {
 
   /**
-   * @param outputs the plan's outputs, read once for all the checks of one plan
    * @param checksAtExecution whether the result's check runs the query's checks when it executes
    *                          (a plan prepared outside any SQL execution: ChecksAtExecution)
    */
-  def apply(plan: SparkPlan, conf: SQLConf, levels: Levels, outputs: Outputs,
-      checksAtExecution: Boolean): SparkPlan =
-    levels(Invariant.BatchSchema) match {
+  def apply(context: CheckContext, plan: SparkPlan, checksAtExecution: Boolean): SparkPlan =
+    context.levels(Invariant.BatchSchema) match {
       case Level.Off => plan
-      case level => place(plan, conf, level == Level.Fail, outputs, checksAtExecution)
+      case level => place(plan, context.conf, level == Level.Fail, context.outputs,
+        checksAtExecution)
     }
 
   private def place(plan: SparkPlan, conf: SQLConf, fail: Boolean, outputs: Outputs,

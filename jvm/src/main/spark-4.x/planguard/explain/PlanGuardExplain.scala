@@ -6,7 +6,8 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
 import planguard.errors.InvariantViolation
 import planguard.query.PlannedQuery
-import planguard.report.{Findings, ViolationRecord}
+import planguard.contract.ViolationRecord
+import planguard.report.Findings
 
 /**
  * planguard's section of EXPLAIN, listed in `spark.sql.extendedExplainProviders` (Spark 4.0's

@@ -10,8 +10,8 @@ import org.apache.spark.sql.internal.SQLConf
 
 import planguard.checks.PersistedColumns
 import planguard.conf.PlanGuardConf
-import planguard.contract.{Invariant, Level}
-import planguard.report.{ViolationLog, ViolationRecord, Violations}
+import planguard.contract.{Invariant, Level, ViolationRecord}
+import planguard.report.{RecordOnly, ViolationLog}
 
 /**
  * Every invariant's verdict on one SQL statement, planned and never run (PlannedStatement), for
@@ -34,7 +34,7 @@ object StatementCheck {
   def apply(session: SparkSession, sql: String): (PlannedStatement, Seq[InvariantVerdict]) = {
     val earlier = Collections.newSetFromMap(new IdentityHashMap[ViolationRecord, java.lang.Boolean])
     ViolationLog.records(session).foreach(earlier.add)
-    val statement = Violations.recordOnly(PlannedStatement(session, sql))
+    val statement = RecordOnly(PlannedStatement(session, sql))
     val found = ViolationLog.records(session).filterNot(earlier.contains)
     val conf = SQLConf.get
     (statement, Invariant.all.map { invariant =>

@@ -2,7 +2,7 @@ package org.apache.spark.sql.planguard.ui
 
 import org.apache.spark.status.KVUtils.KVIndexParam
 
-import planguard.report.ViolationRecord
+import planguard.contract.ViolationRecord
 
 /**
  * A violation as the application's status store keeps it, for the planguard tab: the record,
