@@ -7,6 +7,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, ExprId, Expression,
   KnownNotNull}
 import org.apache.spark.sql.catalyst.plans.QueryPlan
+import org.apache.spark.sql.catalyst.plans.logical.CTERelationRef
 
 import planguard.schema.LogicalTypes
 
@@ -51,11 +52,16 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
     found.toMap
   }
 
-  /** The columns leaves output before, by id: true where one declared it nullable. */
+  /**
+   * The columns data leaves output before, by id: true where one declared it nullable. Not a
+   * reference to a WITH query (CTERelationRef): its rows are its definition's, which the plan
+   * holds too, and it declares its columns as the definition's result does (nullable under the
+   * definition's outer join, say), not as its data.
+   */
   private lazy val leafColumns: HashMap[ExprId, java.lang.Boolean] = {
     val found = new HashMap[ExprId, java.lang.Boolean]()
     eachNode { node =>
-      if (node.children.isEmpty) node.output.foreach { a =>
+      if (node.children.isEmpty && !node.isInstanceOf[CTERelationRef]) node.output.foreach { a =>
         if (a.nullable || !found.containsKey(a.exprId)) found.put(a.exprId, a.nullable)
       }
     }
