@@ -69,12 +69,11 @@ def second_opinion(df, kinds=_variants.KINDS, max_variants: int = 0,
         with _confs.set_for(spark, variant.confs):
             other = _fresh(df)
             try:
-                planned_alike = other._jdf.queryExecution().executedPlan().sameResult(
-                    baseline_plan)
+                planned = other._jdf.queryExecution().executedPlan()
             except Exception as e:  # reported with the variant, as a run that failed
                 failed.append((variant, _first_line(e)))
                 continue
-            if planned_alike:
+            if _alike(planned, baseline_plan):
                 alike += 1
                 continue
             ran += 1
@@ -102,6 +101,15 @@ def _fresh(df):
     return df.select("*")
 
 
+def _alike(planned, baseline) -> bool:
+    """Whether two physical plans compute the same (Spark's canonical forms are equal); a plan
+    Spark cannot canonicalize is run."""
+    try:
+        return planned.sameResult(baseline)
+    except Exception:  # noqa: BLE001 - not known to be alike: the variant runs
+        return False
+
+
 def _planguard_classes(spark):
     try:
         jvm = spark._jvm.planguard.differential
@@ -114,4 +122,6 @@ def _planguard_classes(spark):
 
 
 def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [""])[0][:300]
+    # An error PySpark does not convert says only which call failed: the JVM's says why.
+    text = str(getattr(error, "java_exception", None) or error)
+    return (text.strip().splitlines() or [""])[0][:300]
