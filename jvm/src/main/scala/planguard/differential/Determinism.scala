@@ -1,15 +1,17 @@
 package planguard.differential
 
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.plans.logical.{GlobalLimit, Offset, Sample, Tail}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{First, Last}
+import org.apache.spark.sql.catalyst.plans.logical.{GlobalLimit, LocalLimit, Offset, Sample,
+  Tail}
 import org.apache.spark.sql.catalyst.trees.TreePattern.CURRENT_LIKE
 import org.apache.spark.sql.execution.QueryExecution
 
 /**
  * Why a query's rows may differ from one run, or one legal plan, to another, so that the
  * differential mode must not compare them: a nondeterministic expression (Catalyst's own
- * `deterministic`: rand, uuid, first/last without order, a Python UDF marked nondeterministic,
- * ...), a sample, a limit or offset over rows in no order, the clock (the expressions the
+ * `deterministic`: rand, uuid, a Python UDF marked nondeterministic, ...; and first and last,
+ * whose value is the input's order's, which Spark 4 calls deterministic), a sample, a limit or offset over rows in no order, the clock (the expressions the
  * optimizer replaces with the time, or the session's state, when the query starts: Catalyst's
  * CURRENT_LIKE pattern: current_timestamp, now, current_date, current_user, ...). Empty when none.
  */
@@ -40,9 +42,16 @@ object Determinism {
   }
 
   // A limit of no fewer rows than its input can have keeps them all.
-  private def noOp(limit: GlobalLimit): Boolean =
-    limit.child.maxRows.exists(rows => limit.maxRows.exists(rows <= _))
+  private def noOp(limit: GlobalLimit): Boolean = {
+    val input = limit.child match {
+      case local: LocalLimit => local.child
+      case other => other
+    }
+    input.maxRows.exists(rows => limit.maxRows.exists(rows <= _))
+  }
 
-  private def innermostNondeterministic(e: Expression): Seq[Expression] =
-    e.collect { case n if !n.deterministic && n.children.forall(_.deterministic) => n }
+  private def innermostNondeterministic(e: Expression): Seq[Expression] = e.collect {
+    case n @ (_: First | _: Last) => n
+    case n if !n.deterministic && n.children.forall(_.deterministic) => n
+  }
 }
