@@ -49,9 +49,9 @@ QUERIES = {
 ROWS = [[1, 2], [2, 1]]
 
 
-def submit(tmp_path: pathlib.Path, jars, extensions, *confs: str, queries=QUERIES):
-    job = tmp_path / "job.py"
-    job.write_text(JOB)
+def submit(tmp_path: pathlib.Path, jars, extensions, *confs: str, queries=QUERIES, job=JOB):
+    source, job = job, tmp_path / "job.py"
+    job.write_text(source)
     spark_submit = pathlib.Path(pyspark.__file__).parent / "bin" / "spark-submit"
     result = subprocess.run(
         [str(spark_submit), "--master", "local[2]", "--jars", ",".join(map(str, jars)),
@@ -134,6 +134,36 @@ def test_the_running_lines_jar_and_planner_install_and_plan_a_legal_query(tmp_pa
         assert not [line for line in logged if "installs nothing" in line], logged
     else:  # a Spark newer than every line: the checks install, the planner does not
         assert any("PlanGuardPlannerExtensions installs nothing" in line for line in logged)
+
+
+DIFFERENTIAL_JOB = """
+import json, sys
+from pyspark.sql import SparkSession
+from planguard.testing import assert_same_answer
+spark = SparkSession.builder.getOrCreate()
+out = []
+for broken in ("true", "false"):
+    spark.conf.set("planguard.testing.DropFilterConjunct", broken)
+    orders = spark.range(40).selectExpr("id AS k", "id % 4 AS g").filter("k > 2 AND k < 9")
+    query = orders.join(spark.range(4).withColumnRenamed("id", "g"), "g").orderBy("k")
+    try:
+        out.append(f"same under {assert_same_answer(query).ran} variants")
+    except AssertionError as e:
+        out.append(str(e))
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_the_differential_mode_names_a_rule_that_changes_rows_on_this_line(tmp_path):
+    """The differential mode's JVM classes run on the line's Spark: a query with a join, under
+    the broken optimizer rule that drops a filter conjunct (the test jar's), differs when the
+    rule is excluded, which is named; with the rule off, every variant answers alike."""
+    assert TESTS_JAR.exists(), TESTS_JAR
+    broken = "planguard.testing.DropFilterConjunctExtension"
+    (on, off), _ = submit(tmp_path, [planguard.jar_path(), TESTS_JAR],
+                          [planguard.EXTENSION_CLASS, broken], job=DIFFERENTIAL_JOB)
+    assert "Variant: optimizer rule planguard.testing.DropFilterConjunct excluded" in on, on
+    assert off.startswith("same under "), off
 
 
 WRITES_JOB = """

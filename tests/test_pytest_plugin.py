@@ -68,7 +68,7 @@ class Run:
     """pytest started in `directory` as a subprocess; `result()` waits for it and returns its
     output and, per test id, (outcome, message)."""
 
-    def __init__(self, directory, name, *args, python=("-m", "pytest")):
+    def __init__(self, directory, name, *args, python=("-m", "pytest"), env=None):
         self.junit = directory / f"{name}.xml"
         self.log = directory / f"{name}.log"
         with self.log.open("w") as log:  # a file, not a pipe: no run waits for a reader
@@ -76,7 +76,7 @@ class Run:
                 [sys.executable, *python, "-p", "no:cacheprovider",
                  f"--junitxml={self.junit}", f"--basetemp={directory / name}", *args],
                 cwd=directory, stdout=log, stderr=subprocess.STDOUT,
-                env=dict(os.environ, BROKEN_RULE_JAR=str(TESTS_JAR)))
+                env=dict(os.environ, BROKEN_RULE_JAR=str(TESTS_JAR), **(env or {})))
 
     def result(self):
         self.process.wait(timeout=600)

@@ -1,13 +1,17 @@
-"""Logical types for your own queries: encodings never change answers (docs/types.md).
+"""One answer under every plan: assertions for your own queries.
 
 ``assert_encoding_invariant`` runs a query under every physical variant a user can switch — how
 its Parquet inputs are encoded, how they are read, how operators run — and asserts that each
-gives the answer of the baseline (Spark's defaults), naming the variants that differ.
+gives the answer of the baseline (Spark's defaults), naming the variants that differ
+(docs/types.md). ``assert_same_answer`` runs one DataFrame's query under the plans of the
+differential mode — optimizer rules excluded, other join strategies, codegen and adaptive
+execution flipped, cached inputs computed — and asserts the same rows (docs/pytest.md).
 """
-import math
 import shutil
 import tempfile
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Union
+
+from planguard import _answers, _confs
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -50,13 +54,40 @@ def assert_encoding_invariant(
             continue  # the session already runs the baseline this way
         answer = _answer(spark, build_df, inputs, *VARIANTS[name])
         for query in baseline:
-            difference = _difference(baseline[query], answer[query], ordered, rel_tol, abs_tol)
+            difference = _answers.difference(baseline[query], answer[query], ordered,
+                                             rel_tol, abs_tol)
             if difference:
                 failures.append(f"{name}: {difference}" if query is None
                                 else f"{name}: {query}: {difference}")
     if failures:
         raise AssertionError("the answer depends on the physical encoding (docs/types.md):\n  "
                              + "\n  ".join(failures))
+
+
+def assert_same_answer(df: "DataFrame", variants: Optional[Iterable[str]] = None,
+                       max_variants: int = 0, rel_tol: float = _answers.REL_TOL,
+                       abs_tol: float = _answers.ABS_TOL):
+    """Asserts that the DataFrame's query returns the same rows under each plan Spark must agree
+    with as under the session's own plan: the rows as a multiset, in order where the query sorts
+    them (by its leading sort keys that are result columns), floats within ``rel_tol``/
+    ``abs_tol``.
+
+    ``variants``: kinds of plans, among ``"codegen"``, ``"adaptive"``, ``"uncached"``,
+    ``"joins"`` and ``"rules"`` (default: all); ``max_variants``: at most so many run (0: all).
+    The session needs planguard's jar (``planguard.configure``). Raises AssertionError with the
+    query, each variant whose rows differ (the rule, when one is excluded), the rows and both
+    plans; ValueError when the query's rows may change from run to run (rand, uuid, a limit over
+    rows in no order, the clock, ...), which are not compared. Returns what ran (variants run,
+    planned alike, failed where the query ran)."""
+    from planguard._differential import report, second_opinion, variants as kinds
+
+    outcome = second_opinion.second_opinion(df, tuple(variants or kinds.KINDS), max_variants,
+                                            rel_tol, abs_tol)
+    if outcome.not_compared:
+        raise ValueError(f"the query is not compared: {outcome.not_compared}")
+    if outcome.differences:
+        raise AssertionError(report.differences(outcome))
+    return outcome
 
 
 def _is_baseline(spark, confs, write_options, cache) -> bool:
@@ -66,67 +97,22 @@ def _is_baseline(spark, confs, write_options, cache) -> bool:
 
 def _answer(spark, build_df, inputs, confs, write_options, cache):
     directory = tempfile.mkdtemp(prefix="planguard-encoding-")
-    previous = {k: spark.conf.get(k, None) for k in confs}
     cached = []
     try:
-        for key, value in confs.items():
-            spark.conf.set(key, value)
-        tables = {}
-        for name, df in inputs.items():
-            path = f"{directory}/{name}"
-            df.write.options(**write_options).parquet(path)
-            tables[name] = spark.read.parquet(path)
-            if cache:
-                tables[name] = tables[name].cache()
-                tables[name].count()
-                cached.append(tables[name])
-        built = build_df(tables)
-        queries = built if isinstance(built, dict) else {None: built}
-        return {name: _rows(df) for name, df in queries.items()}
+        with _confs.set_for(spark, confs):
+            tables = {}
+            for name, df in inputs.items():
+                path = f"{directory}/{name}"
+                df.write.options(**write_options).parquet(path)
+                tables[name] = spark.read.parquet(path)
+                if cache:
+                    tables[name] = tables[name].cache()
+                    tables[name].count()
+                    cached.append(tables[name])
+            built = build_df(tables)
+            queries = built if isinstance(built, dict) else {None: built}
+            return {name: _answers.rows(df) for name, df in queries.items()}
     finally:
         for df in cached:
             df.unpersist()
-        for key, value in previous.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
         shutil.rmtree(directory, ignore_errors=True)
-
-
-def _rows(df):
-    """The query's rows, or the error it raised (so that one query's failure hides no other)."""
-    try:
-        return [tuple(row) for row in df.collect()]
-    except Exception as e:  # compared with the baseline's answer, reported by the caller
-        return f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"
-
-
-def _difference(expected, actual, ordered, rel_tol, abs_tol):
-    """None when the answers agree; else what differs, in words."""
-    if isinstance(expected, str):
-        return None  # reported once, as the baseline's failure
-    if isinstance(actual, str):
-        return f"failed: {actual}"
-    if len(expected) != len(actual):
-        return f"{len(actual)} rows, the baseline {len(expected)}"
-    if not ordered:
-        expected, actual = sorted(expected, key=_key), sorted(actual, key=_key)
-    for i, (e, a) in enumerate(zip(expected, actual)):
-        if not _same(e, a, rel_tol, abs_tol):
-            return f"row {i} is {a!r}, the baseline's {e!r}"
-    return None
-
-
-def _key(row):
-    """A sort key that puts rows equal within float tolerance next to each other."""
-    return tuple((v is None, f"{v:.9g}" if isinstance(v, float) else repr(v)) for v in row)
-
-
-def _same(e, a, rel_tol, abs_tol) -> bool:
-    if isinstance(e, float) and isinstance(a, float):
-        return (math.isnan(e) and math.isnan(a)) or math.isclose(e, a, rel_tol=rel_tol,
-                                                                 abs_tol=abs_tol)
-    if isinstance(e, (tuple, list)) and isinstance(a, (tuple, list)):
-        return len(e) == len(a) and all(_same(x, y, rel_tol, abs_tol) for x, y in zip(e, a))
-    return e == a

@@ -3,13 +3,16 @@
 Each statement is planned the way EXPLAIN plans it (``planguard.statements.PlannedStatement``):
 parsed, analyzed with commands left unexecuted, optimized, planned and prepared; a write plans
 its query and its write node, a CTAS its query. No statement produces a row or writes a file.
-Only the setup files (``--setup``) are run: the tables and views the checked SQL reads.
+Only the setup files (``--setup``) are run: the tables and views the checked SQL reads; and,
+with ``check --differential``, each query, under its plan and plans Spark must agree with
+(``planguard._check.differential``).
 """
 import re
 import sys
 
 from planguard import _explain
-from planguard._check import report as _check_report, sql_text as _sql_text
+from planguard._check import differential as _differential, report as _check_report, \
+    sql_text as _sql_text
 from planguard._check.report import VerdictStatus
 
 # Exit codes: a lint step fails the build on 1 and 2.
@@ -42,6 +45,9 @@ def add_arguments(parser, check: bool):
     if check:
         parser.add_argument("--strict", action="store_true",
                             help="warnings (WARN) fail the check too")
+        parser.add_argument("--differential", action="store_true",
+                            help="also run each query (on the --setup data) under plans Spark "
+                                 "must agree with, and fail it where its rows differ")
     else:
         parser.add_argument("--format", choices=_explain.FORMATS, default="text")
         parser.add_argument("--output", metavar="FILE", help="write to FILE, not stdout")
@@ -85,9 +91,12 @@ def check(args) -> int:
             continue
         bad = [v for v in report.invariants if v.status == VerdictStatus.FAIL
                or (args.strict and v.status == VerdictStatus.WARN)]
-        failed += bool(bad)
         for verdict in report.invariants:
             print(_verdict(verdict))
+        if args.differential and report.kind == _check_report.StatementKind.QUERY:
+            differs = _differential.checked(spark.sql(statement.sql))
+            bad = bad or differs
+        failed += bool(bad)
     clean = len(statements) - failed - errors
     print(f"planguard check: {len(statements)} statement{'s' if len(statements) != 1 else ''}: "
           f"{clean} clean, {failed} with violations, {errors} not planned")

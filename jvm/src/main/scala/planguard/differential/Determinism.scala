@@ -1,0 +1,57 @@
+package planguard.differential
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.aggregate.{First, Last}
+import org.apache.spark.sql.catalyst.plans.logical.{GlobalLimit, LocalLimit, Offset, Sample,
+  Tail}
+import org.apache.spark.sql.catalyst.trees.TreePattern.CURRENT_LIKE
+import org.apache.spark.sql.execution.QueryExecution
+
+/**
+ * Why a query's rows may differ from one run, or one legal plan, to another, so that the
+ * differential mode must not compare them: a nondeterministic expression (Catalyst's own
+ * `deterministic`: rand, uuid, a Python UDF marked nondeterministic, ...; and first and last,
+ * whose value is the input's order's, which Spark 4 calls deterministic), a sample, a limit or offset over rows in no order, the clock (the expressions the
+ * optimizer replaces with the time, or the session's state, when the query starts: Catalyst's
+ * CURRENT_LIKE pattern: current_timestamp, now, current_date, current_user, ...). Empty when none.
+ */
+object Determinism {
+  def reason(query: QueryExecution): String = {
+    val analyzed = query.analyzed
+    val nondeterministic = analyzed.collectWithSubqueries {
+      case p => p.expressions.flatMap(innermostNondeterministic)
+    }.flatten
+    lazy val clock = analyzed.collectWithSubqueries {
+      case p if p.expressions.exists(_.containsPattern(CURRENT_LIKE)) => p
+    }
+    lazy val sampled = analyzed.collectWithSubqueries { case s: Sample => s }
+    lazy val unordered = analyzed.collectWithSubqueries {
+      case l: GlobalLimit if !ResultOrder.ordered(l.child) && !noOp(l) => "a limit"
+      case o: Offset if !ResultOrder.ordered(o.child) => "an offset"
+      case t: Tail if !ResultOrder.ordered(t.child) => "a tail"
+    }
+    if (nondeterministic.nonEmpty) {
+      s"nondeterministic: ${nondeterministic.head.prettyName}"
+    } else if (sampled.nonEmpty) {
+      "a sample"
+    } else if (unordered.nonEmpty) {
+      s"${unordered.head} over rows in no order"
+    } else if (clock.nonEmpty) {
+      "it reads the clock or the session (current_timestamp, current_date, current_user, ...)"
+    } else ""
+  }
+
+  // A limit of no fewer rows than its input can have keeps them all.
+  private def noOp(limit: GlobalLimit): Boolean = {
+    val input = limit.child match {
+      case local: LocalLimit => local.child
+      case other => other
+    }
+    input.maxRows.exists(rows => limit.maxRows.exists(rows <= _))
+  }
+
+  private def innermostNondeterministic(e: Expression): Seq[Expression] = e.collect {
+    case n @ (_: First | _: Last) => n
+    case n if !n.deterministic && n.children.forall(_.deterministic) => n
+  }
+}
