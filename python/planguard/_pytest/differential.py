@@ -13,6 +13,7 @@ from pyspark.sql.readwriter import DataFrameWriter
 
 from planguard._differential import report as _report
 from planguard._differential.second_opinion import NotInstalled, identity, second_opinion
+from planguard._pytest.phases import EachPhase
 
 try:  # pyspark 4: the classic DataFrame (pyspark.sql.DataFrame is the API both kinds share)
     from pyspark.sql.classic.dataframe import DataFrame
@@ -28,7 +29,7 @@ WRITES = ("save", "saveAsTable", "insertInto", "parquet", "orc", "json", "csv", 
 _PHASE_LINES = pytest.StashKey[list]()
 
 
-class Differential:
+class Differential(EachPhase):
     """While registered: the actions patched, their queries compared, each test's differences
     failed, the rest listed at the end with the time it took."""
 
@@ -57,21 +58,8 @@ class Differential:
         budget = f"at most {self.max_variants}" if self.max_variants else "every"
         return f"planguard differential: {budget} variant plan(s) per query"
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_setup(self, item):
-        __tracebackhide__ = True
+    def pytest_runtest_logstart(self, nodeid, location):
         self._seen = set()  # a new test: each query is compared once per test
-        return (yield from self._checked(item, "setup"))
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item):
-        __tracebackhide__ = True
-        return (yield from self._checked(item, "call"))
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_teardown(self, item):
-        __tracebackhide__ = True
-        return (yield from self._checked(item, "teardown"))
 
     def _checked(self, item, when):
         __tracebackhide__ = True

@@ -7,6 +7,7 @@ from typing import NamedTuple, Optional
 import pytest
 
 import planguard
+from planguard._pytest.phases import EachPhase
 from planguard._pytest.raised import Raised
 from planguard._pytest.sessions import Sessions
 
@@ -25,7 +26,7 @@ class Finding(NamedTuple):
     report: str  # planguard's error message for it
 
 
-class Guard:
+class Guard(EachPhase):
     """The plugin while planguard is on: installs it, checks each test, reports."""
 
     def __init__(self, mode: str, fail_on_warn: bool):
@@ -45,21 +46,6 @@ class Guard:
     def pytest_report_header(self):
         warnings = "fail" if self.fail_on_warn else "are listed, not failed"
         return f"planguard: mode {self.mode}; warn-level findings {warnings}"
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_setup(self, item):
-        __tracebackhide__ = True
-        return (yield from self._checked(item, "setup"))
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item):
-        __tracebackhide__ = True
-        return (yield from self._checked(item, "call"))
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_teardown(self, item):
-        __tracebackhide__ = True
-        return (yield from self._checked(item, "teardown"))
 
     def _checked(self, item, when):
         """Runs one phase, then fails it on the fail-level violations reported or raised

@@ -31,25 +31,19 @@ final case class DropLastFieldExec(child: SparkPlan) extends UnaryExecNode {
 }
 
 /** Declares its child's INT column, produces columnar batches holding a BIGINT vector. */
-final case class LongVectorsExec(child: SparkPlan) extends UnaryExecNode {
-  override def output: Seq[Attribute] = child.output
-  override def supportsColumnar: Boolean = true
-
-  override protected def doExecute(): RDD[InternalRow] =
-    throw new UnsupportedOperationException("columnar only")
-
-  // Spark's transitions give it a columnar child (RowToColumnarExec over the projection).
-  override protected def doExecuteColumnar(): RDD[ColumnarBatch] =
-    child.executeColumnar().mapPartitions { batches =>
-      batches.map { batch =>
-        val n = batch.numRows()
-        val vector = new OnHeapColumnVector(math.max(n, 1), LongType)
-        (0 until n).foreach(i => vector.putLong(i, batch.column(0).getInt(i).toLong))
-        new ColumnarBatch(Array[ColumnVector](vector), n)
-      }
-    }
+final case class LongVectorsExec(child: SparkPlan) extends FirstVectorRewrite {
+  override protected def rewrite: ColumnarBatch => ColumnVector = LongVectorsExec.longs
 
   override protected def withNewChildInternal(c: SparkPlan): LongVectorsExec = copy(child = c)
+}
+
+object LongVectorsExec {
+  private val longs: ColumnarBatch => ColumnVector = { batch =>
+    val n = batch.numRows()
+    val vector = new OnHeapColumnVector(math.max(n, 1), LongType)
+    (0 until n).foreach(i => vector.putLong(i, batch.column(0).getInt(i).toLong))
+    vector
+  }
 }
 
 /** Declares every column of its child NOT NULL, passes its rows on unchanged, nulls included. */

@@ -1,11 +1,8 @@
 package planguard.testing
 
-import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{ColumnarRule, ProjectExec, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{ColumnarRule, ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector
 import org.apache.spark.sql.types.{Decimal, IntegerType}
 import org.apache.spark.sql.vectorized.{ColumnarArray, ColumnarBatch, ColumnarMap, ColumnVector}
@@ -40,27 +37,21 @@ final class UntypedVector(values: ColumnVector) extends ColumnVector(null) {
  * Broken: declares its child's NOT NULL INT column, produces batches of untyped vectors whose
  * first row is null. Code that trusts the declaration reads the null's value slot: 0.
  */
-final case class UntypedNullsExec(child: SparkPlan) extends UnaryExecNode {
-  override def output: Seq[Attribute] = child.output
-  override def supportsColumnar: Boolean = true
-
-  override protected def doExecute(): RDD[InternalRow] =
-    throw new UnsupportedOperationException("columnar only")
-
-  // Spark's transitions give it a columnar child (RowToColumnarExec over the projection).
-  override protected def doExecuteColumnar(): RDD[ColumnarBatch] =
-    child.executeColumnar().mapPartitions { batches =>
-      batches.map { batch =>
-        val n = batch.numRows()
-        val vector = new OnHeapColumnVector(math.max(n, 1), IntegerType)
-        (0 until n).foreach { i =>
-          if (i == 0) vector.putNull(i) else vector.putInt(i, batch.column(0).getInt(i))
-        }
-        new ColumnarBatch(Array[ColumnVector](new UntypedVector(vector)), n)
-      }
-    }
+final case class UntypedNullsExec(child: SparkPlan) extends FirstVectorRewrite {
+  override protected def rewrite: ColumnarBatch => ColumnVector = UntypedNullsExec.nullFirst
 
   override protected def withNewChildInternal(c: SparkPlan): UntypedNullsExec = copy(child = c)
+}
+
+object UntypedNullsExec {
+  private val nullFirst: ColumnarBatch => ColumnVector = { batch =>
+    val n = batch.numRows()
+    val vector = new OnHeapColumnVector(math.max(n, 1), IntegerType)
+    (0 until n).foreach { i =>
+      if (i == 0) vector.putNull(i) else vector.putInt(i, batch.column(0).getInt(i))
+    }
+    new UntypedVector(vector)
+  }
 }
 
 /** Puts UntypedNullsExec on a root projection of one NOT NULL INT column. */
