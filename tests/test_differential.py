@@ -188,7 +188,12 @@ def test_the_corpus_answers_the_same_under_every_plan(spark):
     (lambda spark: spark.range(9).sample(0.5), "a sample"),
     (lambda spark: spark.range(3).selectExpr("current_timestamp()"), "it reads the clock"),
     (lambda spark: spark.range(3).selectExpr("first(id)"), "nondeterministic: first"),
-], ids=["rand", "limit", "sample", "clock", "first"])
+    (lambda spark: spark.range(9).selectExpr("id % 3 AS k", "id AS v").orderBy("v").select("k")
+     .limit(2), "a limit over rows sorted by what the query does not return"),
+    (lambda spark: spark.range(9).orderBy("id").limit(3).groupBy().count(),
+     "a limit inside the query over sorted rows"),
+], ids=["rand", "limit", "sample", "clock", "first", "top-K by a column not returned",
+        "top-K inside"])
 def test_a_query_whose_rows_may_change_is_not_compared(spark, query, reason):
     with pytest.raises(ValueError, match=f"not compared: {reason}"):
         assert_same_answer(query(spark))
@@ -197,3 +202,17 @@ def test_a_query_whose_rows_may_change_is_not_compared(spark, query, reason):
 def test_an_ordered_limit_and_a_limit_of_one_row_are_compared(spark):
     assert_same_answer(spark.sql("SELECT id FROM range(9) ORDER BY id DESC LIMIT 3"))
     assert_same_answer(spark.sql("SELECT count(*) FROM range(9) LIMIT 1"))
+
+
+def test_rows_that_tie_where_a_limit_cuts_are_compared_by_their_sort_keys(spark):
+    from planguard import _answers
+
+    # ORDER BY k LIMIT 3 over rows of k = 0, 1, 1, 1: the two last rows kept are any two of k = 1.
+    baseline = [(0, "a"), (1, "b"), (1, "c")]
+    assert _answers.difference(baseline, [(0, "a"), (1, "d"), (1, "b")], [0], cut=[-1]) is None
+    assert _answers.difference(baseline, [(0, "x"), (1, "b"), (1, "c")], [0], cut=[-1])
+    assert _answers.difference(baseline, [(0, "a"), (0, "b"), (1, "c")], [0], cut=[-1])
+    assert _answers.difference(baseline, [(0, "a"), (1, "d"), (1, "b")], [0])  # no cut: compared
+    # An offset cuts at its first row too.
+    assert _answers.difference(baseline, [(0, "x"), (1, "b"), (1, "c")], [0], cut=[0, -1]) is None
+    assert_same_answer(spark.range(40).selectExpr("id % 4 AS k", "id AS v").orderBy("k").limit(5))

@@ -20,16 +20,23 @@ def rows(df) -> Union[list, str]:
 
 
 def difference(expected, actual, order: Union[None, bool, Sequence[int]] = None,
-               rel_tol: float = REL_TOL, abs_tol: float = ABS_TOL) -> Optional[str]:
+               rel_tol: float = REL_TOL, abs_tol: float = ABS_TOL,
+               cut: Sequence[int] = ()) -> Optional[str]:
     """None when the answers agree; else what differs, in words, with the rows that differ.
 
     ``order``: None or False, the rows as a multiset; True, the rows in order; column positions,
     the rows as a multiset and their sequence of those columns in order (the columns a query
-    sorts by: rows that tie on them come in any order)."""
+    sorts by: rows that tie on them come in any order). ``cut``: where a limit (the last row kept,
+    -1) or an offset (the first, 0) cut the rows sorted by those columns (every sort key among
+    them): the rows that tie there with the row kept may be any of those that tie, and are
+    compared by their sort keys alone."""
     if isinstance(expected, str):
         return None  # reported once, as the baseline's failure
     if isinstance(actual, str):
         return f"failed: {actual}"
+    if cut and order and order is not True and len(expected) == len(actual):
+        expected, actual = (_inside(expected, order, cut, rel_tol, abs_tol),
+                            _inside(actual, order, cut, rel_tol, abs_tol))
     if order is True:
         if len(expected) != len(actual):
             return f"{len(actual)} rows, the baseline {len(expected)}"
@@ -49,6 +56,22 @@ def difference(expected, actual, order: Union[None, bool, Sequence[int]] = None,
                 return (f"the same rows in another order: row {i} sorts by {a!r}, the "
                         f"baseline's by {e!r} (sorted by the columns at {list(order)})")
     return None
+
+
+def _inside(rows: list, order: Sequence[int], cut: Sequence[int], rel_tol: float,
+            abs_tol: float) -> list:
+    """The rows, those that tie on the sort keys with a row kept where the rows were cut reduced
+    to their keys (the other columns None): any of the tied rows may be kept there."""
+    if not rows:
+        return rows
+    ends = [tuple(rows[i][k] for k in order) for i in cut]
+
+    def at_an_end(row) -> bool:
+        key = tuple(row[k] for k in order)
+        return any(same(key, end, rel_tol, abs_tol) for end in ends)
+
+    return [tuple(v if i in order else None for i, v in enumerate(row)) if at_an_end(row)
+            else row for row in rows]
 
 
 def same(e, a, rel_tol: float = REL_TOL, abs_tol: float = ABS_TOL) -> bool:

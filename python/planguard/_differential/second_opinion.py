@@ -60,6 +60,9 @@ def second_opinion(df, kinds=_variants.KINDS, max_variants: int = 0,
     analyzed = query.analyzed()
     order = ([int(p) for p in jvm.ResultOrder.columns(analyzed).split(",") if p]
              if jvm.ResultOrder.ordered(analyzed) else None)
+    # Where a limit or an offset cut the sorted rows: the rows kept there that tie may differ.
+    ties_at = [{"first": 0, "last": -1}[end]
+               for end in jvm.ResultOrder.cut(analyzed).split(",") if end]
     differences, failed, ran, alike, cut = [], [], 0, 0, 0
     candidates = _variants.of(spark, query, kinds)
     for n, variant in enumerate(candidates):
@@ -81,7 +84,7 @@ def second_opinion(df, kinds=_variants.KINDS, max_variants: int = 0,
         if isinstance(actual, str):
             failed.append((variant, actual))
             continue
-        what = _answers.difference(expected, actual, order or None, rel_tol, abs_tol)
+        what = _answers.difference(expected, actual, order or None, rel_tol, abs_tol, ties_at)
         if what:
             differences.append(Difference(variant, what, plan_text(baseline_plan),
                                           plan_text(other._jdf.queryExecution().executedPlan())))

@@ -11,9 +11,11 @@ import org.apache.spark.sql.execution.QueryExecution
  * Why a query's rows may differ from one run, or one legal plan, to another, so that the
  * differential mode must not compare them: a nondeterministic expression (Catalyst's own
  * `deterministic`: rand, uuid, a Python UDF marked nondeterministic, ...; and first and last,
- * whose value is the input's order's, which Spark 4 calls deterministic), a sample, a limit or offset over rows in no order, the clock (the expressions the
- * optimizer replaces with the time, or the session's state, when the query starts: Catalyst's
- * CURRENT_LIKE pattern: current_timestamp, now, current_date, current_user, ...). Empty when none.
+ * whose value is the input's order's, which Spark 4 calls deterministic), a sample, a limit or
+ * offset over rows in no order or over rows sorted by keys the query does not return, the clock
+ * (the expressions the optimizer replaces with the time, or the session's state, when the query
+ * starts: Catalyst's CURRENT_LIKE pattern: current_timestamp, now, current_date, current_user,
+ * ...). Empty when none.
  */
 object Determinism {
   def reason(query: QueryExecution): String = {
@@ -30,12 +32,29 @@ object Determinism {
       case o: Offset if !ResultOrder.ordered(o.child) => "an offset"
       case t: Tail if !ResultOrder.ordered(t.child) => "a tail"
     }
+    // The rows that tie where a limit cuts the sorted rows may be any of them: at the result,
+    // they are told apart by the sort keys, which must then be result columns; inside the query,
+    // they are not told apart.
+    lazy val cutUnseen = ResultOrder.cut(analyzed).nonEmpty && !ResultOrder.keysReturned(analyzed)
+    lazy val cutInside = {
+      val result = ResultOrder.chain(analyzed)
+      analyzed.collectWithSubqueries {
+        case l: GlobalLimit if !noOp(l) && !result.exists(_ eq l) && ResultOrder.ordered(l.child) =>
+          l
+        case o: Offset if !result.exists(_ eq o) && ResultOrder.ordered(o.child) => o
+      }.nonEmpty
+    }
     if (nondeterministic.nonEmpty) {
       s"nondeterministic: ${nondeterministic.head.prettyName}"
     } else if (sampled.nonEmpty) {
       "a sample"
     } else if (unordered.nonEmpty) {
       s"${unordered.head} over rows in no order"
+    } else if (cutUnseen) {
+      "a limit over rows sorted by what the query does not return (rows that tie where it " +
+        "cuts may differ)"
+    } else if (cutInside) {
+      "a limit inside the query over sorted rows (rows that tie where it cuts may differ)"
     } else if (clock.nonEmpty) {
       "it reads the clock or the session (current_timestamp, current_date, current_user, ...)"
     } else ""
