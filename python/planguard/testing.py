@@ -16,6 +16,8 @@ from planguard import _answers, _confs
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from planguard._differential.second_opinion import Outcome
+
 # name -> (session confs, Parquet write options, cache the inputs)
 VARIANTS = {
     "parquet dictionary encoding off": ({}, {"parquet.enable.dictionary": "false"}, False),
@@ -66,7 +68,7 @@ def assert_encoding_invariant(
 
 def assert_same_answer(df: "DataFrame", variants: Optional[Iterable[str]] = None,
                        max_variants: int = 0, rel_tol: float = _answers.REL_TOL,
-                       abs_tol: float = _answers.ABS_TOL):
+                       abs_tol: float = _answers.ABS_TOL) -> "Outcome":
     """Asserts that the DataFrame's query returns the same rows under each plan Spark must agree
     with as under the session's own plan: the rows as a multiset, in order where the query sorts
     them (by its leading sort keys that are result columns), floats within ``rel_tol``/
