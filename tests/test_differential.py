@@ -192,8 +192,14 @@ def test_the_corpus_answers_the_same_under_every_plan(spark):
      .limit(2), "a limit over rows sorted by what the query does not return"),
     (lambda spark: spark.range(9).orderBy("id").limit(3).groupBy().count(),
      "a limit inside the query over sorted rows"),
+    # Rows that tie on k come in any order: the running sum gives them their values in it.
+    (lambda spark: spark.range(9).selectExpr("id % 3 AS k", "id AS v").selectExpr(
+        "k", "sum(v) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s"),
+     "a window by the order of rows that may tie"),
+    (lambda spark: spark.range(9).selectExpr("id % 3 AS k").selectExpr(
+        "k", "row_number() OVER (ORDER BY k) AS n"), "a window by the order of rows that may tie"),
 ], ids=["rand", "limit", "sample", "clock", "first", "top-K by a column not returned",
-        "top-K inside"])
+        "top-K inside", "running sum", "row_number"])
 def test_a_query_whose_rows_may_change_is_not_compared(spark, query, reason):
     with pytest.raises(ValueError, match=f"not compared: {reason}"):
         assert_same_answer(query(spark))
@@ -202,6 +208,15 @@ def test_a_query_whose_rows_may_change_is_not_compared(spark, query, reason):
 def test_an_ordered_limit_and_a_limit_of_one_row_are_compared(spark):
     assert_same_answer(spark.sql("SELECT id FROM range(9) ORDER BY id DESC LIMIT 3"))
     assert_same_answer(spark.sql("SELECT count(*) FROM range(9) LIMIT 1"))
+
+
+def test_windows_that_give_tied_rows_one_value_are_compared(spark):
+    """Rank functions, RANGE frames and a ROWS frame over the whole partition (SPARK-45543's
+    query) give rows that tie one value, whatever order they come in."""
+    assert_same_answer(spark.sql(
+        "SELECT k, rank() OVER (ORDER BY k) AS r, sum(v) OVER (ORDER BY k) AS s, "
+        "sum(v) OVER (PARTITION BY k ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED "
+        "FOLLOWING) AS t FROM (SELECT id % 3 AS k, id AS v FROM range(9))"))
 
 
 def test_rows_that_tie_where_a_limit_cuts_are_compared_by_their_sort_keys(spark):

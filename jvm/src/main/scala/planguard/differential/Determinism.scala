@@ -1,6 +1,8 @@
 package planguard.differential
 
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Expression, FrameLessOffsetWindowFunction,
+  NthValue, NTile, RankLike, RowFrame, RowNumber, SpecifiedWindowFrame, UnboundedFollowing,
+  UnboundedPreceding, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{First, Last}
 import org.apache.spark.sql.catalyst.plans.logical.{GlobalLimit, LocalLimit, Offset, Sample,
   Tail}
@@ -11,7 +13,8 @@ import org.apache.spark.sql.execution.QueryExecution
  * Why a query's rows may differ from one run, or one legal plan, to another, so that the
  * differential mode must not compare them: a nondeterministic expression (Catalyst's own
  * `deterministic`: rand, uuid, a Python UDF marked nondeterministic, ...; and first and last,
- * whose value is the input's order's, which Spark 4 calls deterministic), a sample, a limit or
+ * whose value is the input's order's, which Spark 4 calls deterministic), a sample, a window
+ * function by the order of rows that may tie (byRowOrder), a limit or
  * offset over rows in no order or over rows sorted by keys the query does not return, the clock
  * (the expressions the optimizer replaces with the time, or the session's state, when the query
  * starts: Catalyst's CURRENT_LIKE pattern: current_timestamp, now, current_date, current_user,
@@ -27,6 +30,9 @@ object Determinism {
       case p if p.expressions.exists(_.containsPattern(CURRENT_LIKE)) => p
     }
     lazy val sampled = analyzed.collectWithSubqueries { case s: Sample => s }
+    lazy val windows = analyzed.collectWithSubqueries {
+      case p => p.expressions.flatMap(_.collect { case w: WindowExpression if byRowOrder(w) => w })
+    }.flatten
     lazy val unordered = analyzed.collectWithSubqueries {
       case l: GlobalLimit if !ResultOrder.ordered(l.child) && !noOp(l) => "a limit"
       case o: Offset if !ResultOrder.ordered(o.child) => "an offset"
@@ -48,6 +54,10 @@ object Determinism {
       s"nondeterministic: ${nondeterministic.head.prettyName}"
     } else if (sampled.nonEmpty) {
       "a sample"
+    } else if (windows.nonEmpty) {
+      s"a window by the order of rows that may tie (${windows.head.windowFunction.prettyName}: " +
+        "a ROWS frame, row_number, ntile, lag, lead or nth_value give tied rows their values in " +
+        "the order they come)"
     } else if (unordered.nonEmpty) {
       s"${unordered.head} over rows in no order"
     } else if (cutUnseen) {
@@ -68,6 +78,23 @@ object Determinism {
     }
     input.maxRows.exists(rows => limit.maxRows.exists(rows <= _))
   }
+
+  /**
+   * Whether a window function's values follow the order of the rows within its sort order, which
+   * rows that tie on the sort keys come in as they come: row_number, ntile, the offset functions
+   * and a ROWS frame short of the whole partition. The rank functions and RANGE frames give tied
+   * rows one value.
+   */
+  private def byRowOrder(w: WindowExpression): Boolean = w.windowSpec.orderSpec.nonEmpty && (
+    w.windowFunction match {
+      case _: RowNumber | _: NTile | _: FrameLessOffsetWindowFunction | _: NthValue => true
+      case _: RankLike => false
+      case _ => w.windowSpec.frameSpecification match {
+        case SpecifiedWindowFrame(RowFrame, UnboundedPreceding, UnboundedFollowing) => false
+        case SpecifiedWindowFrame(RowFrame, _, _) => true
+        case _ => false
+      }
+    })
 
   private def innermostNondeterministic(e: Expression): Seq[Expression] = e.collect {
     case n @ (_: First | _: Last) => n
