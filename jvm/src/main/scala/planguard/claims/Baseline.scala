@@ -85,7 +85,8 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
     val found = mutable.Set.empty[ExprId]
     eachNode { node =>
       if (node.children.nonEmpty) {
-        val producers = new Producers(node)
+        val producers =
+          new Producers(node.children.map(_.asInstanceOf[QueryPlan[_]].output).toArray)
         node.expressions.foreach(_.foreach {
           case a: AttributeReference =>
             val p = producers(a.exprId)

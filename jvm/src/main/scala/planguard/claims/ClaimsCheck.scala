@@ -1,5 +1,6 @@
 package planguard.claims
 
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.QueryPlan
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
@@ -48,16 +49,36 @@ object ClaimsCheck {
   private final case class Found(op: QueryPlan[_], claims: Seq[Claim])
 
   private def deepest(plan: QueryPlan[_], baseline: Baseline, types: LogicalTypes,
-      subqueries: Boolean): Option[Found] = {
-    val deeper = plan.children.iterator.map(c =>
-      deepest(c.asInstanceOf[QueryPlan[_]], baseline, types, subqueries)) ++
-      (if (subqueries) plan.subqueries.iterator.map(s =>
-        deepest(s.asInstanceOf[QueryPlan[_]], baseline, types, subqueries))
-      else Iterator.empty)
-    val below = deeper.collectFirst { case Some(found) => found }
-    below.orElse {
-      val claims = OperatorClaims(plan, baseline, types)
-      if (claims.isEmpty) None else Some(Found(plan, claims))
+      subqueries: Boolean): Option[Found] =
+    new Walk(baseline, types, subqueries)(plan).left.toOption
+
+  /**
+   * One walk of a plan, children first: the deepest operator with claims, or, where there is none,
+   * the plan's output, which its parent reads its children's columns from (each operator's output
+   * is read once: a projection's or a union's is derived anew on every reading).
+   */
+  private final class Walk(baseline: Baseline, types: LogicalTypes, subqueries: Boolean) {
+    def apply(plan: QueryPlan[_]): Either[Found, Seq[Attribute]] = {
+      val children = plan.children.iterator
+      val inputs = new Array[Seq[Attribute]](plan.children.length)
+      var below: Option[Found] = None
+      var i = 0
+      while (below.isEmpty && children.hasNext) {
+        apply(children.next().asInstanceOf[QueryPlan[_]]) match {
+          case Right(output) => inputs(i) = output
+          case Left(found) => below = Some(found)
+        }
+        i += 1
+      }
+      val subqueryPlans = if (subqueries) plan.subqueries.iterator else Iterator.empty
+      while (below.isEmpty && subqueryPlans.hasNext) {
+        below = apply(subqueryPlans.next().asInstanceOf[QueryPlan[_]]).left.toOption
+      }
+      below.map(Left(_)).getOrElse {
+        val output = plan.output
+        val claims = OperatorClaims(plan, inputs, output, baseline, types)
+        if (claims.isEmpty) Right(output) else Left(Found(plan, claims))
+      }
     }
   }
 

@@ -50,41 +50,67 @@ import planguard.schema.LogicalTypes
  */
 private[claims] object OperatorClaims {
 
-  def apply(op: QueryPlan[_], baseline: Baseline, types: LogicalTypes): Seq[Claim] = {
+  /**
+   * @param inputs each child's output, as the walk read it
+   * @param output the operator's output, as the walk read it (a union derives its own anew from
+   *               every child's on each reading)
+   */
+  def apply(op: QueryPlan[_], inputs: Array[Seq[Attribute]], output: Seq[Attribute],
+      baseline: Baseline, types: LogicalTypes): Seq[Claim] = {
     val found = mutable.LinkedHashMap.empty[String, Claim]
     def claim(c: Claim): Unit = if (!found.contains(c.column)) found(c.column) = c
-    val producers = new Producers(op)
-    if (op.children.isEmpty) leaf(op, baseline, types).foreach(claim)
+    val producers = new Producers(inputs)
+    if (inputs.isEmpty) leaf(op, output, baseline, types).foreach(claim)
     else {
-      passedOn(op, producers, baseline).foreach(claim)
+      passedOn(op, output, producers, baseline).foreach(claim)
       made(op).foreach(claim)
     }
     val expressions = new ExpressionClaims(producers, baseline, types, claim)
-    val output = op.outputSet
+    lazy val outputSet = AttributeSet(output)
     op.expressions.foreach {
       // A column the operator outputs, as a constructor argument declares it (CometFilterExec's
       // output) or a projection passes it on: checked against its producer as passed on, above.
-      case a: Attribute if output.contains(a) =>
+      case a: Attribute if outputSet.contains(a) =>
       case a: Alias => new ExpressionClaims(producers, baseline, types, c => claim(c.in(a)))(a)
       case e => expressions(e)
     }
     found.values.toSeq
   }
 
-  private def passedOn(op: QueryPlan[_], producers: Producers, baseline: Baseline): Seq[Claim] =
-    op.output.zipWithIndex.flatMap { case (o, i) =>
-      val p = producers(o.exprId)
-      if (p == null || LogicalTypes.Exact.conforms(o.dataType, p.dataType) &&
-          (o.nullable || !p.nullable)) {
-        None
-      } else if (!LogicalTypes.Exact.conforms(LogicalTypes.asNullable(o.dataType),
-          LogicalTypes.asNullable(p.dataType))) {
-        Some(Claim(column(o), field(p), field(o),
-          s"declares type ${o.dataType.sql} for the column its child outputs as ${p.dataType.sql}"))
-      } else if (proved(op, o, i) || baseline.holds(o)) None
-      else Some(Claim(column(o), field(p), field(o), "declares NOT NULL a column its child " +
-        "declares nullable, and rejects none of its nulls"))
+  /**
+   * The columns `op` passes on declared otherwise than its children declare them. A column that is
+   * its children's column at the same position, the same object, is passed on as declared (a
+   * filter's, a sort's, an exchange's, an inner join's, a projection's leading columns): its
+   * producer is not looked up.
+   */
+  private def passedOn(op: QueryPlan[_], output: Seq[Attribute], producers: Producers,
+      baseline: Baseline): Seq[Claim] = {
+    val found = mutable.ArrayBuffer.empty[Claim]
+    val passed = producers.inputs.iterator.flatMap(_.iterator)
+    val outputs = output.iterator
+    var i = 0
+    while (outputs.hasNext) {
+      val o = outputs.next()
+      if (!(passed.hasNext && (passed.next() eq o))) {
+        passedOn(op, o, i, producers(o.exprId), baseline).foreach(found += _)
+      }
+      i += 1
     }
+    found.toSeq
+  }
+
+  private def passedOn(op: QueryPlan[_], o: Attribute, i: Int, p: Attribute, baseline: Baseline)
+      : Option[Claim] =
+    if (p == null || LogicalTypes.Exact.conforms(o.dataType, p.dataType) &&
+        (o.nullable || !p.nullable)) {
+      None
+    } else if (!LogicalTypes.Exact.conforms(LogicalTypes.asNullable(o.dataType),
+        LogicalTypes.asNullable(p.dataType))) {
+      Some(Claim(column(o), field(p), field(o),
+        s"declares type ${o.dataType.sql} for the column its child outputs as ${p.dataType.sql}"))
+    } else if (proved(op, o, i) || baseline.holds(o)) None
+    else Some(Claim(column(o), field(p), field(o), "declares NOT NULL a column its child " +
+      "declares nullable, and rejects none of its nulls"))
 
   /** Whether `op` itself makes its `i`th column `o` hold no null. */
   private def proved(op: QueryPlan[_], o: Attribute, i: Int): Boolean = op match {
@@ -172,7 +198,8 @@ private[claims] object OperatorClaims {
     }
   }
 
-  private def leaf(op: QueryPlan[_], baseline: Baseline, types: LogicalTypes): Seq[Claim] =
+  private def leaf(op: QueryPlan[_], output: Seq[Attribute], baseline: Baseline,
+      types: LogicalTypes): Seq[Claim] =
     op match {
       case _: Range | _: RangeExec | _: OneRowRelation | _: LogicalQueryStage | _: QueryStageExec |
            _: ReusedExchangeExec | _: InMemoryRelation | _: InMemoryTableScanExec |
@@ -184,16 +211,18 @@ private[claims] object OperatorClaims {
       // column, which Delta's writes enforce, where Delta reads the table's files again with the
       // table's schema), or its file metadata column (`_metadata`, made by the scan for every
       // row): the data's, checked as it enters row code.
-      case l: LogicalRelation => renewed(l, baseline, fromSource(l.relation.schema, types))
-      case f: FileSourceScanExec => renewed(f, baseline, fromSource(f.relation.schema, types))
-      case _ => renewed(op, baseline, _ => false)
+      case l: LogicalRelation =>
+        renewed(l, output, baseline, fromSource(l.relation.schema, types))
+      case f: FileSourceScanExec =>
+        renewed(f, output, baseline, fromSource(f.relation.schema, types))
+      case _ => renewed(op, output, baseline, _ => false)
     }
 
   private def fromSource(source: StructType, types: LogicalTypes)(o: Attribute): Boolean =
     FileMetadata(o) || source.exists(f => !f.nullable && types.sameName(f.name, o.name))
 
-  private def renewed(op: QueryPlan[_], baseline: Baseline, declared: Attribute => Boolean)
-      : Seq[Claim] = op.output.collect {
+  private def renewed(op: QueryPlan[_], output: Seq[Attribute], baseline: Baseline,
+      declared: Attribute => Boolean): Seq[Claim] = output.collect {
     case o if !o.nullable && baseline.knows(o) && !baseline.holds(o) && !declared(o) =>
       Claim(column(o), field(o).copy(nullable = true), field(o),
         s"${op.nodeName} declares NOT NULL a column the plan before declared nullable")

@@ -3,19 +3,24 @@ package planguard.claims
 import java.util.HashMap
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, ExprId}
-import org.apache.spark.sql.catalyst.plans.QueryPlan
 
 /**
  * The columns an operator's children output, by expression id: what the operator's references
  * read. A column two children output under one id (a self-union's) is as nullable as the most
- * nullable of them.
+ * nullable of them. Indexed on first use: an operator that passes its children's columns on as
+ * they are and reads none asks for none.
+ *
+ * @param inputs each child's output, in the order of the children
  */
-private[claims] final class Producers(op: QueryPlan[_]) {
-  private val byId = new HashMap[ExprId, Attribute]()
-  op.children.foreach(_.asInstanceOf[QueryPlan[_]].output.foreach { a =>
-    val known = byId.get(a.exprId)
-    if (known == null || (a.nullable && !known.nullable)) byId.put(a.exprId, a)
-  })
+private[claims] final class Producers(val inputs: Array[Seq[Attribute]]) {
+  private lazy val byId = {
+    val found = new HashMap[ExprId, Attribute]()
+    inputs.foreach(_.foreach { a =>
+      val known = found.get(a.exprId)
+      if (known == null || (a.nullable && !known.nullable)) found.put(a.exprId, a)
+    })
+    found
+  }
 
   /** The child column with `id`, or null. */
   def apply(id: ExprId): Attribute = byId.get(id)
