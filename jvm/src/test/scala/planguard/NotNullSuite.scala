@@ -293,5 +293,30 @@ class NotNullSuite extends SparkSessions {
         assert(e.rule.orNull.contains("InMemoryTableScan"), e.getMessage)
       }
     }
+
+    test(s"a row-based data source's null in a NOT NULL column is stopped where it enters " +
+      s"(adaptive=$adaptive, scope=$scope)") {
+      val catalog = "spark.sql.catalog.nullrows" -> classOf[NullRowsCatalog].getName
+      def keys(s: SparkSession, table: String) =
+        s.sql(s"SELECT k, count(*) FROM nullrows.$table GROUP BY k").collect()
+          .map(r => r.getLong(0) -> r.getLong(1)).toSet
+      assert(keys(session(Nil, adaptive, catalog), "nulls") == Set(0L -> 2L, 1L -> 2L))
+      val spark = session(Seq(planguard), adaptive, catalog,
+        "spark.planguard.batchSchema.scope" -> scope)
+      Seq("SELECT * FROM nullrows.nulls", "SELECT k, count(*) FROM nullrows.nulls GROUP BY k",
+          "SELECT k + 1 FROM nullrows.nulls").foreach { q =>
+        val e = violation(intercept[Exception](spark.sql(q).collect())).get
+        assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "execution", e.getMessage)
+        assert(e.rule.orNull.contains("BatchScan"), e.getMessage)
+        assert(e.getMessage.contains("#0 k: a null in a column the operator declares NOT NULL"),
+          e.getMessage)
+      }
+      // Its rows carry a field more than the scan declares, as Iceberg's metadata tables' do.
+      val clean = session(Seq(planguard), adaptive, catalog,
+        "spark.planguard.batchSchema.scope" -> scope)
+      assert(keys(clean, "clean") == Set(1L -> 2L, 2L -> 2L))
+      assert(clean.sql("SELECT * FROM nullrows.clean").collect().length == 4)
+      assert(ViolationLog.records(clean).isEmpty, ViolationLog.records(clean))
+    }
   }
 }

@@ -15,10 +15,17 @@ import planguard.schema.{LogicalTypes, SchemaDiff}
  */
 object BatchSchemaCheck {
 
-  def row(expected: StructType, row: InternalRow, promised: Array[Int]): SchemaDiff = {
+  /**
+   * @param trailing whether a row may carry fields past the plan's (a row-based data source's:
+   *                 Spark's projection above it reads the plan's fields by position)
+   */
+  def row(expected: StructType, row: InternalRow, promised: Array[Int], trailing: Boolean)
+      : SchemaDiff = {
     val numFields = row.numFields
     val differences =
-      if (numFields == expected.length) nulls(expected, promised, i => row.isNullAt(i))
+      if (numFields == expected.length || trailing && numFields > expected.length) {
+        nulls(expected, promised, i => row.isNullAt(i))
+      }
       else Seq(s"a row has $numFields fields, the plan ${expected.length}") ++
         (numFields until expected.length).map(i => s"#$i missing ${expected(i).name}")
     diff(expected, differences, "rows: field count and promised NOT NULL columns",

@@ -25,9 +25,12 @@ import planguard.schema.SchemaDiff
  *              columns (a DataFrame's data, a cache, a data source's or a plugin's batches, a
  *              Python function's output): those columns are checked on every row and batch, as
  *              the code reading them trusts each one; the rest is sampled
+ * @param trailing whether a row may carry fields past the declared ones (a row-based data
+ *                 source's: Iceberg's metadata tables return more than they declare, which Spark's
+ *                 projection above the scan drops)
  */
 final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: Boolean,
-    every: Int, notNull: Boolean, entry: Boolean = false) {
+    every: Int, notNull: Boolean, entry: Boolean = false, trailing: Boolean = false) {
 
   // Both built where the check runs, not while the query is planned.
   @transient private lazy val schema: StructType = DataTypeUtils.fromAttributes(output)
@@ -41,7 +44,7 @@ final case class BatchSampler(output: Seq[Attribute], producer: Class[_], fail: 
     entry && output.exists(o => o.exprId == a.exprId && !o.nullable)
 
   def rows(rows: Iterator[InternalRow]): Iterator[InternalRow] =
-    sampled(rows)(r => BatchSchemaCheck.row(schema, r, promised))(r =>
+    sampled(rows)(r => BatchSchemaCheck.row(schema, r, promised, trailing))(r =>
       promised.exists(i => i < r.numFields && r.isNullAt(i)))
 
   def batches(batches: Iterator[ColumnarBatch]): Iterator[ColumnarBatch] =

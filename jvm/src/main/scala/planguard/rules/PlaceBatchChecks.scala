@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.{CollectLimitExec, CollectTailExec,
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec
 import org.apache.spark.sql.execution.command.{DataWritingCommandExec, ExecutedCommandExec}
-import org.apache.spark.sql.execution.datasources.v2.V2CommandExec
+import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2ScanExecBase, V2CommandExec}
 import org.apache.spark.sql.execution.exchange.Exchange
 import org.apache.spark.sql.internal.SQLConf
 
@@ -24,7 +24,8 @@ import planguard.exec.{BatchSampler, CheckBatchSchemaExec}
  *  - where rows enter row code from something that cannot prove the NOT NULL columns they are
  *    declared with (`entries`): the rows of an RDD (a DataFrame created from rows, a checkpoint),
  *    the batches of a columnar-to-row transition (cached, data source and plugin batches), a
- *    row-based cache or data source scan, what a Python function returned. Those columns are
+ *    row-based cache or data source scan (its rows' declared fields), what a Python function
+ *    returned. Those columns are
  *    checked on every row and batch there, before the operators above read them;
  *  - with `spark.planguard.batchSchema.scope=stages`, below every exchange and every
  *    columnar-to-row transition.
@@ -74,10 +75,14 @@ object PlaceBatchChecks {
         c.withNewChildren(Seq(checked(c.child, entry = true)))
       case s: RDDScanExec if notNull(s.output).nonEmpty => loosened(s, notNull(s.output), checked)
       // Checked as rows or batches, as the operator above reads them (a cached table's adaptive
-      // stage is read as rows through InputAdapter, without a transition). Not a row-based V2
-      // scan: its rows may carry more fields than it declares (Iceberg's metadata tables), which
-      // Spark's projection above it drops; a columnar one is checked at its transition.
+      // stage is read as rows through InputAdapter, without a transition).
       case s: InMemoryTableScanExec if notNull(s.output).nonEmpty => checked(s, entry = true)
+      // A row-based data source scan passes its reader's rows on as they are. They may carry
+      // more fields than it declares (Iceberg's metadata tables), which Spark's projection above
+      // it drops: the declared ones are checked. A columnar scan is checked at its transition.
+      case s: DataSourceV2ScanExecBase if !s.supportsColumnar && notNull(s.output).nonEmpty =>
+        val check = checked(s, entry = true)
+        check.copy(sampler = check.sampler.copy(trailing = true))
       case s: QueryStageExec if cacheRead(s) && notNull(s.output).nonEmpty =>
         checked(s, entry = true)
       case p if python(p) && made(p).nonEmpty => loosened(p, made(p), checked)
