@@ -1,21 +1,21 @@
 package planguard.attribution
 
-import scala.util.control.NonFatal
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.{Rule, RuleExecutor}
 import org.apache.spark.sql.planguard.CachedData
 
 import planguard.checks.MicroBatchV1Write
-import planguard.errors.InvariantViolation
+import planguard.errors.{Foreign, InvariantViolation}
 
 /**
  * Names the rule that broke a contract between the analyzed and the optimized plan by replaying,
  * rule by rule, what Spark runs between them — the plan normalization rules extensions inject,
  * the session's cached queries put in place, then the optimizer's batches — and checking after
  * each one. Runs only after a violation was
- * found, so the happy path pays nothing.
+ * found, so the happy path pays nothing. What a replayed rule (Spark's, another extension's) or
+ * Spark's cache lookup throws is a call out's (errors.Foreign): the replay names no rule then, and
+ * the violation is reported without one; what planguard's own steps throw is planguard's bug.
  */
 object OptimizerReplay {
 
@@ -29,11 +29,11 @@ object OptimizerReplay {
       var plan = analyzed.clone()
       val normalization = session.sessionState.planNormalizationRules
         .filterNot(_.isInstanceOf[CheckOnly])
-        .find { rule => plan = rule(plan); broken(plan) }
+        .find { rule => plan = Foreign(rule(plan)); broken(plan) }
       normalization.map(rule => s"${rule.ruleName} (${InvariantViolation.NormalizationRule})")
         .orElse(replay(session.sessionState.optimizer,
-          MicroBatchV1Write.optimizerInput(CachedData.use(session, plan)), broken))
-    } catch { case NonFatal(_) => None }
+          MicroBatchV1Write.optimizerInput(Foreign(CachedData.use(session, plan))), broken))
+    } catch { case Foreign(_) => None }
 
   /**
    * "RuleName (kind)" of the first of `rules` that breaks the contract when applied alone to
@@ -41,7 +41,7 @@ object OptimizerReplay {
    */
   def firstBreakingOf(rules: Seq[Rule[LogicalPlan]], start: LogicalPlan, kind: String)(
       broken: LogicalPlan => Boolean): Option[String] = rules.collectFirst {
-    case rule if (try broken(rule(start)) catch { case NonFatal(_) => false }) =>
+    case rule if (try broken(Foreign(rule(start))) catch { case Foreign(_) => false }) =>
       s"${rule.ruleName} ($kind)"
   }
 
@@ -64,7 +64,7 @@ object OptimizerReplay {
         val batchRules = rules.iterator
         while (culprit.isEmpty && batchRules.hasNext) {
           val rule = batchRules.next()
-          plan = rule(plan)
+          plan = Foreign(rule(plan))
           if (broken(plan)) culprit = Some(s"${rule.ruleName} (batch $name)")
         }
         changed = !before.fastEquals(plan)

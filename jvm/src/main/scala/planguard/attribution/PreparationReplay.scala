@@ -1,19 +1,20 @@
 package planguard.attribution
 
-import scala.util.control.NonFatal
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ApplyColumnarRulesAndInsertTransitions, SparkPlan}
 import org.apache.spark.sql.execution.planguard.PreparationRules
 
+import planguard.errors.Foreign
 import planguard.shims.ExtensionPoints
 
 /**
  * Names the physical rule that broke a contract by replaying preparation rule by rule on the
  * planned plan and checking after each one: Spark's preparation rules with the adaptive
  * post-planner-strategy and query-stage rules and the columnar rules extensions inject in their
- * places. Runs only after a violation was found.
+ * places. Runs only after a violation was found. A rule that throws in the replay (errors.Foreign:
+ * it ran in the query without throwing, or the query would have failed there) leaves the plan as
+ * it was and is not named.
  */
 object PreparationReplay {
 
@@ -40,7 +41,7 @@ object PreparationReplay {
       : Iterator[(SparkPlan, Option[String])] =
     rules(session).scanLeft(planned -> Option.empty[String]) { case ((plan, _), (rule, kind)) =>
       // Preparing subqueries runs planguard's own rules again: they must not check then.
-      val next = try Replaying(rule(plan)) catch { case NonFatal(_) => plan }
+      val next = try Replaying(Foreign(rule(plan))) catch { case Foreign(_) => plan }
       next -> Some(s"${rule.ruleName} ($kind)")
     }
 

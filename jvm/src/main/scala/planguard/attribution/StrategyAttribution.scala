@@ -1,18 +1,17 @@
 package planguard.attribution
 
-import scala.util.control.NonFatal
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 
+import planguard.errors.Foreign
 import planguard.schema.{LogicalTypes, SchemaDiff}
 
 /**
  * Names the planner strategy that broke a contract: the one that planned the deepest logical node
  * whose physical form has another schema than the node itself. Spark's planner takes the first
- * strategy that plans a node, so asking the session's strategies in order finds it. Runs only
- * after a violation was found.
+ * strategy that plans a node, so asking the session's strategies in order finds it; one that
+ * throws when asked (errors.Foreign) did not plan it. Runs only after a violation was found.
  */
 object StrategyAttribution {
 
@@ -26,7 +25,7 @@ object StrategyAttribution {
 
   private def planning(session: SparkSession, logical: LogicalPlan): Option[String] =
     session.sessionState.planner.strategies.find { strategy =>
-      try strategy(logical).nonEmpty catch { case NonFatal(_) => false }
+      try Foreign(strategy(logical)).nonEmpty catch { case Foreign(_) => false }
     }.map(s => s"${s.getClass.getName.stripSuffix("$")} (planner strategy, planning " +
       s"${logical.nodeName})")
 

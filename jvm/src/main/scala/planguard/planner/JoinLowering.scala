@@ -9,20 +9,23 @@ import org.apache.spark.sql.execution.adaptive.LogicalQueryStageStrategy
 import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec,
   SortMergeJoinExec}
 
+import planguard.errors.Foreign
+
 /**
  * An equi-join by its strategy: broadcast hash join with a broadcast exchange on the build side
  * (`BROADCAST` hint on that side, or small enough), shuffled hash join (`SHUFFLE_HASH`) or sort
  * merge join (`MERGE`, or no hint) with a shuffle on both sides, co-partitioned. Spark's
  * JoinSelection chooses, hints and spark.sql.autoBroadcastJoinThreshold included, as without
- * planguard. Other joins (no equi-join keys: nested loop, cartesian) and joins adaptive execution
- * already broadcasts (a broadcast stage side) are left to Spark's strategies.
+ * planguard; what it throws is a call out's (errors.Foreign). Other joins (no equi-join keys:
+ * nested loop, cartesian) and joins adaptive execution already broadcasts (a broadcast stage
+ * side) are left to Spark's strategies.
  */
 object JoinLowering {
 
   def apply(session: SparkSession, join: Join): Option[SparkPlan] = join match {
     case ExtractEquiJoinKeys(_, _, _, _, _, _, _, _) | ExtractSingleColumnNullAwareAntiJoin(_, _)
         if LogicalQueryStageStrategy(join).isEmpty =>
-      session.sessionState.planner.JoinSelection(join).headOption.collect {
+      Foreign(session.sessionState.planner.JoinSelection(join)).headOption.collect {
         case j @ (_: BroadcastHashJoinExec | _: ShuffledHashJoinExec | _: SortMergeJoinExec) =>
           Lowering(session, j, PartitionCount.current)
       }

@@ -4,6 +4,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.{PlanLater, SparkPlan}
 import org.apache.spark.sql.execution.exchange.{EnsureRequirements, Exchange}
 
+import planguard.errors.Foreign
+
 /**
  * Completes the operators one of Spark's strategies chose for a logical node: its inputs, which
  * the strategy leaves for later (`PlanLater`), are planned now through the session's planner, and
@@ -14,6 +16,12 @@ import org.apache.spark.sql.execution.exchange.{EnsureRequirements, Exchange}
  * which change its partitioning: EnsureRequirements is run on it first, as it would be later,
  * without dropping the user's repartitions (adaptive execution keeps them; the later pass still
  * may). Exchanges it adds there are Spark's, not planguard's, and carry no tag.
+ *
+ * An input is planned by the session's strategies, in their order, as Spark would plan it a moment
+ * later: what they throw is a call out's (errors.Foreign), which fails the query as it would
+ * without planguard (Kyuubi's watchdog strategy refuses a scan of too many partitions so).
+ * EnsureRequirements, run early by planguard's own choice, is not a call out: what it throws here
+ * is planguard's to answer for.
  */
 object Lowering {
 
@@ -21,7 +29,7 @@ object Lowering {
     operators match {
       case PlanLater(input) =>
         val planned = EnsureRequirements(optimizeOutRepartition = false)(
-          session.sessionState.planner.plan(input).next())
+          Foreign(session.sessionState.planner.plan(input).next()))
         linked(planned)
         planned
       case operator =>

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory
 import planguard.attribution.Replaying
 import planguard.conf.PlanGuardConf
 import planguard.contract.ViolationRecord
+import planguard.errors.Foreign
 import planguard.report.ViolationLog
 import planguard.shims.ErrorCondition
 
@@ -18,6 +19,11 @@ import planguard.shims.ErrorCondition
  * (unless spark.planguard.internalErrors=fail). Beside the hooks: every rule planguard injects
  * runs its work through it. Nothing is checked on a thread that replays Spark's preparation
  * (attribution.Replaying).
+ *
+ * What code planguard called out to threw (errors.Foreign: Spark's planner, another extension's
+ * strategy) is not planguard's bug: it is rethrown as it was thrown, the same exception, neither
+ * recorded nor taken for a reason to let the query go on, so that the query fails as it would
+ * without planguard (Kyuubi's watchdog refusing a scan, say).
  */
 object Guarded {
   private val log = LoggerFactory.getLogger("planguard")
@@ -31,6 +37,7 @@ object Guarded {
     if (!PlanGuardConf.enabled(conf)) fallback
     else {
       try step catch {
+        case Foreign(original) => throw original
         case e: SparkThrowable with Throwable
             if Option(ErrorCondition.of(e)).exists(_.startsWith("PLANGUARD_")) => throw e
         case Internal(e) if PlanGuardConf.failOnInternalError(conf) => throw e
