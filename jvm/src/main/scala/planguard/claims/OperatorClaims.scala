@@ -4,19 +4,22 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeSet, ExplodeBase,
-  Expression, Generator}
+  ExprId, Expression, Generator}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Complete, Final}
 import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftSemi, QueryPlan}
-import org.apache.spark.sql.catalyst.plans.logical.{Expand, Filter, Generate, Intersect, Join,
-  LocalRelation, OneRowRelation, Range, Union}
-import org.apache.spark.sql.execution.{ExpandExec, FileSourceScanExec, FilterExec, GenerateExec,
-  LocalTableScanExec, RangeExec, RDDScanExec, SparkPlan, UnionExec}
+import org.apache.spark.sql.catalyst.plans.logical.{Expand, Filter, Generate, GlobalLimit,
+  Intersect, Join, LocalLimit, LocalRelation, OneRowRelation, Range, Repartition,
+  RepartitionByExpression, Sort, SubqueryAlias, Union}
+import org.apache.spark.sql.execution.{BaseLimitExec, CollectLimitExec, ColumnarToRowExec,
+  ExpandExec, FileSourceScanExec, FilterExec, GenerateExec, InputAdapter, LocalTableScanExec,
+  RangeExec, RDDScanExec, RowToColumnarExec, SortExec, SparkPlan, UnionExec,
+  WholeStageCodegenExec}
 import org.apache.spark.sql.execution.adaptive.{LogicalQueryStage, QueryStageExec}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.columnar.{InMemoryRelation, InMemoryTableScanExec}
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation,
   DataSourceV2ScanExecBase, DataSourceV2ScanRelation}
-import org.apache.spark.sql.execution.exchange.ReusedExchangeExec
+import org.apache.spark.sql.execution.exchange.{Exchange, ReusedExchangeExec}
 import org.apache.spark.sql.execution.joins.{BaseJoinExec, HashJoin, SortMergeJoinExec}
 import org.apache.spark.sql.execution.LogicalRDD
 import org.apache.spark.sql.execution.datasources.LogicalRelation
@@ -57,24 +60,47 @@ private[claims] object OperatorClaims {
    */
   def apply(op: QueryPlan[_], inputs: Array[Seq[Attribute]], output: Seq[Attribute],
       baseline: Baseline, types: LogicalTypes): Seq[Claim] = {
-    val found = mutable.LinkedHashMap.empty[String, Claim]
-    def claim(c: Claim): Unit = if (!found.contains(c.column)) found(c.column) = c
+    val found = new Found
     val producers = new Producers(inputs)
-    if (inputs.isEmpty) leaf(op, output, baseline, types).foreach(claim)
+    if (inputs.isEmpty) leaf(op, output, baseline, types).foreach(found.add)
     else {
-      passedOn(op, output, producers, baseline).foreach(claim)
-      made(op).foreach(claim)
+      passedOn(op, output, producers, baseline, found)
+      made(op).foreach(found.add)
     }
-    val expressions = new ExpressionClaims(producers, baseline, types, claim)
-    lazy val outputSet = AttributeSet(output)
+    val expressions = new ExpressionClaims(producers, baseline, types, found.add)
+    var outputIds: java.util.HashSet[ExprId] = null
+    def outputs(a: Attribute): Boolean = {
+      if (outputIds == null) {
+        outputIds = new java.util.HashSet[ExprId]()
+        output.foreach(o => outputIds.add(o.exprId))
+      }
+      outputIds.contains(a.exprId)
+    }
     op.expressions.foreach {
       // A column the operator outputs, as a constructor argument declares it (CometFilterExec's
       // output) or a projection passes it on: checked against its producer as passed on, above.
-      case a: Attribute if outputSet.contains(a) =>
-      case a: Alias => new ExpressionClaims(producers, baseline, types, c => claim(c.in(a)))(a)
+      // One declared as its producer declares it claims nothing (a leaf's have no producer).
+      case a: Attribute =>
+        val p = producers(a.exprId)
+        if (p != null && (a.nullable != p.nullable || a.dataType != p.dataType) && !outputs(a)) {
+          expressions(a)
+        }
+      case a: Alias => new ExpressionClaims(producers, baseline, types, c => found.add(c.in(a)))(a)
       case e => expressions(e)
     }
-    found.values.toSeq
+    found.claims
+  }
+
+  /** An operator's claims, one per column, in the order found; nothing allocated for none. */
+  private final class Found {
+    private var byColumn: mutable.LinkedHashMap[String, Claim] = null
+
+    def add(c: Claim): Unit = {
+      if (byColumn == null) byColumn = mutable.LinkedHashMap.empty
+      if (!byColumn.contains(c.column)) byColumn(c.column) = c
+    }
+
+    def claims: Seq[Claim] = if (byColumn == null) Nil else byColumn.values.toSeq
   }
 
   /**
@@ -84,19 +110,17 @@ private[claims] object OperatorClaims {
    * producer is not looked up.
    */
   private def passedOn(op: QueryPlan[_], output: Seq[Attribute], producers: Producers,
-      baseline: Baseline): Seq[Claim] = {
-    val found = mutable.ArrayBuffer.empty[Claim]
+      baseline: Baseline, found: Found): Unit = if (!derived(op)) {
     val passed = producers.inputs.iterator.flatMap(_.iterator)
     val outputs = output.iterator
     var i = 0
     while (outputs.hasNext) {
       val o = outputs.next()
       if (!(passed.hasNext && (passed.next() eq o))) {
-        passedOn(op, o, i, producers(o.exprId), baseline).foreach(found += _)
+        passedOn(op, o, i, producers(o.exprId), baseline).foreach(found.add)
       }
       i += 1
     }
-    found.toSeq
   }
 
   private def passedOn(op: QueryPlan[_], o: Attribute, i: Int, p: Attribute, baseline: Baseline)
@@ -243,6 +267,22 @@ private[claims] object OperatorClaims {
         Claim(column(o), field(o).copy(nullable = true), field(o),
           "a local relation declares NOT NULL a column whose rows hold a null")
     }
+
+  /**
+   * Spark's operators whose output Spark derives from their children's alone, declaring nothing of
+   * their own (a union's nullability is the most nullable child's, an outer join pads its side
+   * nullable, an intersection keeps what both sides hold): nothing they pass on is a new claim. Not
+   * a filter's physical operator, which tightens the columns its condition proves non-null (its
+   * proof is checked), nor a projection, which passes its references on as they declare.
+   */
+  private def derived(op: QueryPlan[_]): Boolean = (op match {
+    case _: Union | _: Join | _: Filter | _: Intersect | _: Sort | _: GlobalLimit | _: LocalLimit |
+         _: Repartition | _: RepartitionByExpression | _: SubqueryAlias => true
+    case _: UnionExec | _: BaseJoinExec | _: SortExec | _: Exchange | _: BaseLimitExec |
+         _: CollectLimitExec | _: WholeStageCodegenExec | _: InputAdapter | _: ColumnarToRowExec |
+         _: RowToColumnarExec => true
+    case _ => false
+  }) && spark(op)
 
   /** Spark's own operators, whose output Spark derives (see the object's comment). */
   private def spark(op: QueryPlan[_]): Boolean = {
