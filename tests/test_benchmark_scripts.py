@@ -43,6 +43,14 @@ def test_pipeline_overhead_plans_as_an_action():
     assert [r[2] for r in pipeline_rows(output)] == ["build", "plan", "plan+schema"]
 
 
+def test_claims_walk_times_each_size():
+    output = run("claims_walk", "--reps", "3", "--rounds", "1")
+    rows = [line.split() for line in output.splitlines()
+            if line.split()[:1] in (["joins"], ["withColumn"], ["unions"], ["wide"])]
+    assert [r[0] for r in rows] == ["joins", "withColumn", "unions", "wide"]
+    assert all(float(r[-1]) > 0 for r in rows)
+
+
 def test_planning_phases_runs_a_few_plannings():
     output = run("planning_phases", "--reps", "2", "--warmup-plannings", "1")
     steps = [line.split()[0] for line in output.splitlines()

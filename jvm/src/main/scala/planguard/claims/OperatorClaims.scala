@@ -271,7 +271,7 @@ private[claims] object OperatorClaims {
   /**
    * Spark's operators whose output Spark derives from their children's alone, declaring nothing of
    * their own (a union's nullability is the most nullable child's, an outer join pads its side
-   * nullable, an intersection keeps what both sides hold): nothing they pass on is a new claim. Not
+   * nullable, an intersection keeps what either side holds): nothing they pass on is a new claim. Not
    * a filter's physical operator, which tightens the columns its condition proves non-null (its
    * proof is checked), nor a projection, which passes its references on as they declare.
    */

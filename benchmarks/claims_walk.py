@@ -1,0 +1,39 @@
+"""What the NOT NULL claims' walk of a plan costs beside Spark's planning of it, for the four sizes
+of benchmarks/pipeline_overhead.py: each pipeline built once in a session without planguard, then,
+taking turns --reps times, its optimized plan walked, its physical plan walked (as planguard's
+OPTIMIZER_SCHEMA and PLANNING_SCHEMA claims walk them; OPERATOR_CONTRACT walks the prepared plan
+once more) and the pipeline planned afresh to its executed plan. A profiling aid, not a figure of
+docs/benchmarks.md: the ratio printed is the two walks' share of one planning.
+
+    python -m benchmarks.claims_walk [--reps 300] [--rounds 3]
+"""
+import argparse
+
+from benchmarks.pipeline_overhead import session
+
+SIZES = [("joins", 40), ("withColumn", 400), ("unions", 300), ("wide", 3000)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reps", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    spark = session()
+    timing = spark._jvm.planguard.bench.ClaimsTime
+    plain = spark._jsparkSession.newSession()
+    print(f"{'shape':16} {'optimized µs':>13} {'physical µs':>12} {'planning µs':>12} "
+          f"{'walks / planning':>17}")
+    for shape, size in SIZES:
+        timing.apply(plain, shape, size, args.reps // 3)  # warm-up
+        for _ in range(args.rounds):
+            optimized, physical, planning = (t / 1e3 for t in
+                                             timing.apply(plain, shape, size, args.reps))
+            print(f"{shape + ' ' + str(size):16} {optimized:13.0f} {physical:12.0f} "
+                  f"{planning:12.0f} {(optimized + physical) / planning:17.3f}", flush=True)
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
