@@ -7,13 +7,12 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, ExprId}
 /**
  * The columns an operator's children output, by expression id: what the operator's references
  * read. A column two children output under one id (a self-union's) is as nullable as the most
- * nullable of them. Read in place for a few columns, indexed on first use for more.
+ * nullable of them. Indexed on first use: an operator that passes its children's columns on as
+ * they are and reads none asks for none.
  *
  * @param inputs each child's output, in the order of the children
  */
 private[claims] final class Producers(val inputs: Array[Seq[Attribute]]) {
-  private lazy val few = inputs.iterator.map(_.length).sum <= Producers.ReadInPlace
-
   private lazy val byId = {
     val found = new HashMap[ExprId, Attribute]()
     inputs.foreach(_.foreach { a =>
@@ -24,18 +23,5 @@ private[claims] final class Producers(val inputs: Array[Seq[Attribute]]) {
   }
 
   /** The child column with `id`, or null. */
-  def apply(id: ExprId): Attribute =
-    if (!few) byId.get(id)
-    else {
-      var known: Attribute = null
-      inputs.foreach(_.foreach { a =>
-        if (a.exprId == id && (known == null || (a.nullable && !known.nullable))) known = a
-      })
-      known
-    }
-}
-
-private object Producers {
-  /** Up to how many columns a lookup reads them in place rather than index them. */
-  private val ReadInPlace = 8
+  def apply(id: ExprId): Attribute = byId.get(id)
 }

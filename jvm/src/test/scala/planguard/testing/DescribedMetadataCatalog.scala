@@ -4,8 +4,7 @@ import java.util
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{Identifier, MetadataColumn,
-  SupportsMetadataColumns, SupportsRead, Table, TableCapability, TableCatalog, TableChange}
-import org.apache.spark.sql.connector.expressions.Transform
+  SupportsMetadataColumns, SupportsRead, Table, TableCapability}
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader,
   PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns}
 import org.apache.spark.sql.types.{DataType, LongType, MetadataBuilder, StructField, StructType}
@@ -17,24 +16,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * Iceberg 1.10 does its `_file`, `_pos`, `_spec_id` or `_partition`: the table's `MetadataColumn`
  * carries no comment, the scan's read schema does (Iceberg's TypeToSparkType).
  */
-class DescribedMetadataCatalog extends TableCatalog {
-  private var catalogName = ""
-
-  override def initialize(name: String, options: CaseInsensitiveStringMap): Unit =
-    catalogName = name
-  override def name(): String = catalogName
+class DescribedMetadataCatalog extends ReadOnlyCatalog {
   override def listTables(namespace: Array[String]): Array[Identifier] =
     Array(Identifier.of(namespace, "t"))
   override def loadTable(ident: Identifier): Table = DescribedMetadataTable
-  // Spark 3.5's abstract form of createTable (4.x keeps it, deprecated, beside a Column[] form).
-  override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String]): Table =
-    throw new UnsupportedOperationException("read only")
-  override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    throw new UnsupportedOperationException("read only")
-  override def dropTable(ident: Identifier): Boolean = false
-  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
-    throw new UnsupportedOperationException("read only")
 }
 
 object DescribedMetadataTable extends Table with SupportsRead with SupportsMetadataColumns {

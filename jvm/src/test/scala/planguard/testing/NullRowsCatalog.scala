@@ -3,9 +3,7 @@ package planguard.testing
 import java.util
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.{Identifier, SupportsRead, Table, TableCapability,
-  TableCatalog, TableChange}
-import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.catalog.{Identifier, SupportsRead, Table, TableCapability}
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader,
   PartitionReaderFactory, Scan, ScanBuilder}
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
@@ -17,24 +15,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * holds a null in `k` (rows (1, 1), (null, 2), (1, 3), (null, 4): a source that breaks its NOT
  * NULL declaration), `clean` keeps it ((1, 1), (2, 2), (1, 3), (2, 4)).
  */
-class NullRowsCatalog extends TableCatalog {
-  private var catalogName = ""
-
-  override def initialize(name: String, options: CaseInsensitiveStringMap): Unit =
-    catalogName = name
-  override def name(): String = catalogName
+class NullRowsCatalog extends ReadOnlyCatalog {
   override def listTables(namespace: Array[String]): Array[Identifier] =
     Array(Identifier.of(namespace, "nulls"), Identifier.of(namespace, "clean"))
   override def loadTable(ident: Identifier): Table = new NullRowsTable(ident.name())
-  // Spark 3.5's abstract form of createTable (4.x keeps it, deprecated, beside a Column[] form).
-  override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String]): Table =
-    throw new UnsupportedOperationException("read only")
-  override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    throw new UnsupportedOperationException("read only")
-  override def dropTable(ident: Identifier): Boolean = false
-  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
-    throw new UnsupportedOperationException("read only")
 }
 
 final class NullRowsTable(tableName: String) extends Table with SupportsRead {
