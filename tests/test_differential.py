@@ -68,6 +68,12 @@ def test_filter(spark, broken):
     orders(spark).filter((F.col("order_id") > 2) & (F.col("order_id") < 9)).collect()
 
 
+@pytest.mark.parametrize("broken", ["DropFilterConjunct"], indirect=True)
+def test_filter_written_by_writer_v2(spark, broken):
+    orders(spark).filter((F.col("order_id") > 2) & (F.col("order_id") < 9)).writeTo(
+        "filtered").using("parquet").create()
+
+
 @pytest.mark.parametrize("broken", ["DuplicateKeysIgnoringJoin"], indirect=True)
 def test_join(spark, broken):
     customers = spark.range(4).selectExpr("id AS customer", "id % 2 AS segment")
@@ -138,6 +144,7 @@ def test_each_broken_rule_is_caught_naming_the_variant(runs, order):
     failed = {name: message for name, (outcome, message) in outcomes.items()
               if outcome != "passed"}
     assert set(failed) == {"test_filter[DropFilterConjunct]",
+                           "test_filter_written_by_writer_v2[DropFilterConjunct]",
                            "test_join[DuplicateKeysIgnoringJoin]",
                            "test_sort[ReverseRangeSort]"}, output[-5000:]
     assert all(m.startswith("planguard differential: this query's rows differ")
@@ -146,8 +153,11 @@ def test_each_broken_rule_is_caught_naming_the_variant(runs, order):
     assert "Variant: optimizer rule planguard.testing.DropFilterConjunct excluded" in filtered
     assert "Rule: planguard.testing.DropFilterConjunct" in filtered
     assert "6 rows, the baseline 37" in filtered, filtered
+    written = failed["test_filter_written_by_writer_v2[DropFilterConjunct]"]
+    assert "Rule: planguard.testing.DropFilterConjunct" in written, written
     joined = failed["test_join[DuplicateKeysIgnoringJoin]"]
-    assert "Variant: join 1 of 1 (Inner) as broadcast" in joined, joined
+    assert "Variant: join 1 of 1 (Inner) hinted BROADCAST on its" in joined, joined
+    assert ", planned as broadcast hash, the" in joined, joined
     assert "ShuffledHashJoin" in joined and "BroadcastHashJoin" in joined
     sorted_ = failed["test_sort[ReverseRangeSort]"]
     assert "Variant: adaptive execution on" in sorted_, sorted_
@@ -231,3 +241,27 @@ def test_rows_that_tie_where_a_limit_cuts_are_compared_by_their_sort_keys(spark)
     # An offset cuts at its first row too.
     assert _answers.difference(baseline, [(0, "x"), (1, "b"), (1, "c")], [0], cut=[0, -1]) is None
     assert_same_answer(spark.range(40).selectExpr("id % 4 AS k", "id AS v").orderBy("k").limit(5))
+
+
+@pytest.mark.parametrize("join_type, hint, planned", [
+    ("inner", "broadcast_left", "broadcast hash, the left side built"),
+    ("inner", "shuffle_merge", "sort-merge"),
+    # A left outer join cannot broadcast its left side: Spark ignores the hint and plans the join
+    # as without it (the session broadcasts nothing by size), and the variant says so.
+    ("left", "broadcast_left", "sort-merge"),
+    ("left", "shuffle_hash_left", "shuffled hash, the left side built"),
+])
+def test_a_join_variant_is_named_by_what_spark_planned(spark, join_type, hint, planned):
+    from planguard._confs import set_for
+    from planguard._differential import variants
+
+    variants_jvm = spark._jvm.planguard.differential.PlanVariants
+    variants_jvm.install(spark._jsparkSession)
+    left = spark.range(8).selectExpr("id % 4 AS k", "id AS v")
+    right = spark.range(4).selectExpr("id AS k", "id * 10 AS w")
+    variant = variants.Variant("joins", "join 1 of 1 hinted",
+                               {variants.JOIN_HINT: hint, variants.JOIN_NUMBER: "1"})
+    with set_for(spark, variant.confs):
+        query = left.join(right, "k", join_type).select("*")._jdf.queryExecution()
+        named = variants.planned(spark, variant, query)
+    assert named.name == f"join 1 of 1 hinted, planned as {planned}"

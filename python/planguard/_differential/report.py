@@ -20,7 +20,8 @@ def differences(outcome: Outcome) -> str:
 
 def counts(outcome: Outcome) -> str:
     """What ran: how many variants, planned alike, cut by the budget, failed."""
-    words = [f"{outcome.ran} variant(s) run", f"{outcome.alike} planned as the query (not run)"]
+    words = [f"{outcome.ran} variant(s) run",
+             f"{outcome.alike} planned as the query or an earlier variant (not run)"]
     if outcome.cut:
         words.append(f"{outcome.cut} past the budget (not tried)")
     if outcome.failed:

@@ -22,7 +22,7 @@ class Outcome(NamedTuple):
     differences: List[Difference]
     failed: List[Tuple[_variants.Variant, str]]  # variants that raised where the baseline ran
     ran: int  # variants run and compared
-    alike: int  # variants planned as the baseline was: not run, they cannot differ
+    alike: int  # variants planned as the baseline or an earlier variant was: not run
     cut: int  # variants past the budget: not tried
     seconds: float
 
@@ -46,7 +46,6 @@ def second_opinion(df, kinds=_variants.KINDS, max_variants: int = 0,
     start = time.monotonic()
     spark = df.sparkSession
     jvm = _planguard_classes(spark)
-    jvm.PlanVariants.install(spark._jsparkSession)
     text = plan_text(df._jdf.queryExecution().analyzed())
     base = _fresh(df)
     query = base._jdf.queryExecution()
@@ -64,6 +63,7 @@ def second_opinion(df, kinds=_variants.KINDS, max_variants: int = 0,
     ties_at = [{"first": 0, "last": -1}[end]
                for end in jvm.ResultOrder.cut(analyzed).split(",") if end]
     differences, failed, ran, alike, cut = [], [], 0, 0, 0
+    plans = [baseline_plan]  # the plans run: a variant planned as one of them is not run
     candidates = _variants.of(spark, query, kinds)
     for n, variant in enumerate(candidates):
         if max_variants and ran >= max_variants:
@@ -76,9 +76,11 @@ def second_opinion(df, kinds=_variants.KINDS, max_variants: int = 0,
             except Exception as e:  # reported with the variant, as a run that failed
                 failed.append((variant, _first_line(e)))
                 continue
-            if _alike(planned, baseline_plan):
+            if any(_alike(planned, plan) for plan in plans):
                 alike += 1
                 continue
+            plans.append(planned)
+            variant = _variants.planned(spark, variant, other._jdf.queryExecution())
             ran += 1
             actual = _answers.rows(other)
         if isinstance(actual, str):
@@ -114,9 +116,10 @@ def _alike(planned, baseline) -> bool:
 
 
 def _planguard_classes(spark):
+    """planguard.differential on the JVM, its optimizer rule installed in the session."""
     try:
         jvm = spark._jvm.planguard.differential
-        jvm.PlanVariants.JoinKey()
+        jvm.PlanVariants.install(spark._jsparkSession)
         return jvm
     except Exception as e:
         raise NotInstalled(

@@ -14,18 +14,19 @@ KINDS = ("codegen", "adaptive", "uncached", "joins", "rules")
 CODEGEN = "spark.sql.codegen.wholeStage"
 ADAPTIVE = "spark.sql.adaptive.enabled"
 EXCLUDED_RULES = "spark.sql.optimizer.excludedRules"
-JOIN = "planguard.differential.join"  # planguard.differential.PlanVariants.JoinKey
-UNCACHED = "planguard.differential.uncached"  # PlanVariants.UncachedKey
+# planguard's own (confs.json), read by planguard.differential.PlanVariants on the JVM.
+JOIN_HINT = "spark.planguard.differential.joinHint"
+JOIN_NUMBER = "spark.planguard.differential.joinNumber"
+UNCACHED = "spark.planguard.differential.uncached"
 
-# Each strategy Spark's planner takes from a hint, and the side the hint is on: a join gets the
-# ones its type and condition allow; the others plan as without the hint, and are not run.
-JOIN_STRATEGIES = [
-    ("BROADCAST", "left", "broadcast, the left side built"),
-    ("BROADCAST", "right", "broadcast, the right side built"),
-    ("SHUFFLE_HASH", "left", "shuffled hash, the left side built"),
-    ("SHUFFLE_HASH", "right", "shuffled hash, the right side built"),
-    ("SHUFFLE_MERGE", "left", "sort-merge"),
-]
+# Each strategy hint Spark's planner takes, and the side it is on. A join's type or condition may
+# not allow it: Spark then plans the join otherwise, and the variant is named by what it planned
+# (``planned``); a variant planned as the baseline or as an earlier variant was is not run.
+JOIN_HINTS = [("broadcast_left", "BROADCAST on its left side"),
+              ("broadcast_right", "BROADCAST on its right side"),
+              ("shuffle_hash_left", "SHUFFLE_HASH on its left side"),
+              ("shuffle_hash_right", "SHUFFLE_HASH on its right side"),
+              ("shuffle_merge", "SHUFFLE_MERGE")]
 
 
 class Variant(NamedTuple):
@@ -55,16 +56,27 @@ def of(spark, query, kinds=KINDS) -> list:
     if "joins" in kinds:
         joins = [t for t in jvm.PlanVariants.joinTypes(optimized).split(",") if t]
         for n, join_type in enumerate(joins):
-            for hint, side, strategy in JOIN_STRATEGIES:
+            for hint, hinted in JOIN_HINTS:
                 found.append(Variant(
-                    "joins", f"join {n + 1} of {len(joins)} ({join_type}) as {strategy} (hint "
-                             f"{hint} on its {side} side)", {JOIN: f"{n}:{hint}:{side}"}))
+                    "joins", f"join {n + 1} of {len(joins)} ({join_type}) hinted {hinted}",
+                    {JOIN_HINT: hint, JOIN_NUMBER: str(n + 1)}))
     if "rules" in kinds:
         excluded = spark.conf.get(EXCLUDED_RULES, None)
         for rule in jvm.EffectiveRules.of(spark._jsparkSession, query).splitlines():
             found.append(Variant("rules", f"optimizer rule {rule} excluded", {
                 EXCLUDED_RULES: ",".join(filter(None, [excluded, rule]))}, rule))
     return found
+
+
+def planned(spark, variant: Variant, query) -> Variant:
+    """The variant named by what Spark planned under it (``query``, its JVM QueryExecution): a
+    join's, by the strategy the join got, which is not the hint's where the join does not allow
+    it."""
+    if variant.kind != "joins":
+        return variant
+    n = int(variant.confs[JOIN_NUMBER]) - 1
+    strategy = spark._jvm.planguard.differential.PlanVariants.plannedJoin(query, n)
+    return variant._replace(name=f"{variant.name}, planned as {strategy or 'no join'}")
 
 
 def _flipped(spark, kind: str, key: str, what: str) -> Variant:

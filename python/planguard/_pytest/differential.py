@@ -1,15 +1,15 @@
 """The pytest plugin's differential mode (``--planguard-differential``; docs/pytest.md): every
 distinct query a test's actions run — ``collect`` (and ``take``, ``first``, ``head``, which
 collect a limit), ``toPandas``, ``toLocalIterator``, ``count``, and the writes of
-``DataFrameWriter`` — is run again under the plans of ``planguard._differential.variants`` and
-its rows compared; a difference fails the phase (setup, call, teardown) that ran it, even when
+``DataFrameWriter`` and ``DataFrameWriterV2`` — is run again under the plans of
+``planguard._differential.variants`` and its rows compared; a difference fails the phase (setup, call, teardown) that ran it, even when
 the test's code caught nothing, with the query, the variant, the rows that differ and both plans.
 Queries whose answer may change from run to run are listed, never compared."""
 import functools
 import time
 
 import pytest
-from pyspark.sql.readwriter import DataFrameWriter
+from pyspark.sql.readwriter import DataFrameWriter, DataFrameWriterV2
 
 from planguard._differential import report as _report
 from planguard._differential.second_opinion import NotInstalled, identity, second_opinion
@@ -24,7 +24,10 @@ except ImportError:  # pyspark 3.5
 # the query grouped into one; a write writes the rows of its DataFrame).
 READS = {"collect": lambda df: df, "toPandas": lambda df: df, "toLocalIterator": lambda df: df,
          "count": lambda df: df.groupBy().count()}
-WRITES = ("save", "saveAsTable", "insertInto", "parquet", "orc", "json", "csv", "text")
+WRITES = {DataFrameWriter: ("save", "saveAsTable", "insertInto", "parquet", "orc", "json", "csv",
+                            "text"),
+          DataFrameWriterV2: ("create", "replace", "createOrReplace", "append", "overwrite",
+                              "overwritePartitions")}
 
 _PHASE_LINES = pytest.StashKey[list]()
 
@@ -44,8 +47,8 @@ class Differential(EachPhase):
         self._started = time.monotonic()
         self._patched = [(DataFrame, name, self._reading(getattr(DataFrame, name), query))
                          for name, query in READS.items()]
-        self._patched += [(DataFrameWriter, name, self._writing(getattr(DataFrameWriter, name)))
-                          for name in WRITES]
+        self._patched += [(writer, name, self._writing(getattr(writer, name)))
+                          for writer, names in WRITES.items() for name in names]
         self._originals = [(owner, name, getattr(owner, name)) for owner, name, _ in self._patched]
         for owner, name, patched in self._patched:
             setattr(owner, name, patched)

@@ -51,6 +51,9 @@ object PlanGuardConf {
   private val BatchScope = key("spark.planguard.batchSchema.scope")(_ == "stages")
   private val BatchEvery = key("spark.planguard.batchSchema.every")(_.toInt)
   private val Planner = key("spark.planguard.planner.enabled")(_ == "true")
+  private val JoinHint = key("spark.planguard.differential.joinHint")(identity)
+  private val JoinNumber = key("spark.planguard.differential.joinNumber")(_.toInt)
+  private val Uncached = key("spark.planguard.differential.uncached")(_ == "true")
   private val checkKeys: Map[Invariant, ConfKey[Level]] = Invariant.all.map { i =>
     i -> new ConfKey(s"${Prefix}check.${i.id}", entry(CheckPattern), Level.fromString)
   }.toMap
@@ -58,7 +61,7 @@ object PlanGuardConf {
   private[conf] def mode(conf: SQLConf): Level = Mode.read(conf)
   /** Every key planguard reads, by name. */
   private val keys: Map[String, ConfKey[_]] = (Seq(Enabled, Mode, InternalErrors, Naming,
-    BatchScope, BatchEvery, Planner) ++ checkKeys.values).map(k => k.key -> k).toMap
+    BatchScope, BatchEvery, Planner, JoinHint, JoinNumber, Uncached) ++ checkKeys.values).map(k => k.key -> k).toMap
 
   private lazy val registered: Unit = keys.values.foreach(_.register())
 
@@ -82,6 +85,16 @@ object PlanGuardConf {
 
   /** True when planguard's planner plans aggregations and equi-joins (docs/planner.md). */
   def plannerEnabled(conf: SQLConf): Boolean = Planner.read(conf)
+
+  /**
+   * The differential mode's join variant: the join's number (1 for the first, pre-order) and the
+   * hint it gets (`broadcast_left`, ...), when one is set.
+   */
+  def differentialJoin(conf: SQLConf): Option[(Int, String)] =
+    Some(JoinHint.read(conf)).filter(_ != "none").map(hint => (JoinNumber.read(conf), hint))
+
+  /** True when the differential mode computes cached inputs instead of reading them. */
+  def differentialUncached(conf: SQLConf): Boolean = Uncached.read(conf)
 
   /** True when planguard's own unexpected exceptions must fail the query. */
   def failOnInternalError(conf: SQLConf): Boolean = InternalErrors.read(conf)

@@ -2,30 +2,37 @@ package planguard.differential
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, NamedExpression}
+import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildSide}
 import org.apache.spark.sql.catalyst.plans.logical.{BROADCAST, HintInfo, Join, JoinHint,
   JoinStrategyHint, LogicalPlan, Project, SHUFFLE_HASH, SHUFFLE_MERGE}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.execution.columnar.InMemoryRelation
+import org.apache.spark.sql.execution.joins.{BaseJoinExec, BroadcastHashJoinExec,
+  BroadcastNestedLoopJoinExec, CartesianProductExec, HashJoin, SortMergeJoinExec}
 import org.apache.spark.sql.internal.SQLConf
+
+import planguard.conf.PlanGuardConf
 
 /**
  * The plan variants of planguard's differential mode that no Spark conf gives, as an optimizer
  * rule that runs last (a session's `experimental.extraOptimizations`, after every join, those of
- * subqueries included, is made) and does nothing unless its session confs ask:
- *  - `planguard.differential.join` = `<n>:<BROADCAST|SHUFFLE_HASH|SHUFFLE_MERGE>:<left|right>`:
- *    the n-th join of the optimized plan (0-based, pre-order) gets that strategy hint on that
- *    side, its other hints dropped; Spark's planner takes it where the join allows it;
- *  - `planguard.differential.uncached` = `true`: each cached input (`InMemoryRelation`) is
+ * subqueries included, is made) and does nothing unless its session confs ask (confs.json; the
+ * differential mode sets them for the length of one run):
+ *  - `spark.planguard.differential.joinHint` (`broadcast_left`, ..., `shuffle_merge`) and
+ *    `joinNumber`: the join of that number in the optimized plan (1 for the first, pre-order)
+ *    gets that strategy hint on that side, its other hints dropped; Spark's planner takes it
+ *    where the join allows it;
+ *  - `spark.planguard.differential.uncached` = `true`: each cached input (`InMemoryRelation`) is
  *    replaced by the optimized plan it caches, so that its rows are computed, not read.
  */
 object PlanVariants extends Rule[LogicalPlan] {
-  val JoinKey = "planguard.differential.join"
-  val UncachedKey = "planguard.differential.uncached"
-
-  private val strategies: Map[String, JoinStrategyHint] =
-    Map("BROADCAST" -> BROADCAST, "SHUFFLE_HASH" -> SHUFFLE_HASH, "SHUFFLE_MERGE" -> SHUFFLE_MERGE)
+  /** Each value of `joinHint` but `none`: the strategy, and whether it is on the left side. */
+  private val hints: Map[String, (JoinStrategyHint, Boolean)] = Map(
+    "broadcast_left" -> (BROADCAST, true), "broadcast_right" -> (BROADCAST, false),
+    "shuffle_hash_left" -> (SHUFFLE_HASH, true), "shuffle_hash_right" -> (SHUFFLE_HASH, false),
+    "shuffle_merge" -> (SHUFFLE_MERGE, true))
 
   /** Puts the rule in the session's optimizer, once; the session's confs switch it. */
   def install(session: SparkSession): Unit = synchronized {
@@ -39,15 +46,41 @@ object PlanVariants extends Rule[LogicalPlan] {
   def joinTypes(plan: LogicalPlan): String =
     plan.collect { case j: Join => j.joinType.toString }.mkString(",")
 
+  /**
+   * How Spark planned the n-th join of a query's optimized plan (0-based, pre-order), before adaptive execution re-plans anything: a hint the join's type or condition does
+   * not allow is ignored, and this says what Spark planned instead. Empty when no physical join
+   * was planned from it.
+   */
+  def plannedJoin(query: QueryExecution, n: Int): String = {
+    val planned = query.sparkPlan
+    // Spark plans a clone of the optimized plan: its joins are the links' of the planned plan.
+    val optimized = planned.logicalLink.getOrElse(query.optimizedPlan)
+    optimized.collect { case j: Join => j }.lift(n).flatMap { join =>
+      planned.collectFirst { case p: BaseJoinExec if p.logicalLink.exists(_ eq join) => p }
+    }.map(strategy).getOrElse("")
+  }
+
+  private def strategy(join: BaseJoinExec): String = join match {
+    case h: BroadcastHashJoinExec => s"broadcast hash, ${built(h.buildSide)}"
+    case h: HashJoin => s"shuffled hash, ${built(h.buildSide)}"
+    case n: BroadcastNestedLoopJoinExec => s"broadcast nested loop, ${built(n.buildSide)}"
+    case _: SortMergeJoinExec => "sort-merge"
+    case _: CartesianProductExec => "cartesian product"
+    case other => other.nodeName
+  }
+
+  private def built(side: BuildSide): String =
+    if (side == BuildLeft) "the left side built" else "the right side built"
+
   /** Whether the optimized plan reads a cached input. */
   def readsCache(plan: LogicalPlan): Boolean = plan.find(_.isInstanceOf[InMemoryRelation]).isDefined
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
     val conf = SQLConf.get
-    val read = if (conf.getConfString(UncachedKey, "false") == "true") uncached(plan) else plan
-    conf.getConfString(JoinKey, "").split(":") match {
-      case Array(n, strategy, side) => hinted(read, n.toInt, strategies(strategy), side == "left")
-      case _ => read
+    val read = if (PlanGuardConf.differentialUncached(conf)) uncached(plan) else plan
+    PlanGuardConf.differentialJoin(conf).fold(read) { case (number, hint) =>
+      val (strategy, left) = hints(hint)
+      hinted(read, number - 1, strategy, left)
     }
   }
 
