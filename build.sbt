@@ -11,11 +11,13 @@ val sparkVersion = "4.0.1"
 // `-Dspark.line=<line>` (or the full Spark version): `dev/sbt -Dspark.line=4.1 test`. Each line
 // builds into target/spark-<line>/, its jar named planguard-spark<line>_<scala>-<version>.jar.
 // docs/spark-lines-notes.md says what differs between the lines and how each shim handles it.
+// Maven Central has no Spark 4.3: that line compiles against the jars pyspark 4.3.0 ships.
 val sparkLines = Seq(
   SparkLine("3.5", "3.5.9", "2.12.18", Seq("spark-3.5", "spark-3.5-4.1")),
   SparkLine("4.0", sparkVersion, "2.13.16", Seq("spark-4.x", "spark-3.5-4.1")),
   SparkLine("4.1", "4.1.3", "2.13.17", Seq("spark-4.x", "spark-3.5-4.1")),
-  SparkLine("4.2", "4.2.0", "2.13.18", Seq("spark-4.x", "spark-4.2")))
+  SparkLine("4.2", "4.2.0", "2.13.18", Seq("spark-4.x", "spark-4.2")),
+  SparkLine("4.3", "4.3.0", "2.13.18", Seq("spark-4.x", "spark-4.2"), fromPyPI = true))
 val defaultLine = "4.0"
 
 val sparkLine: SparkLine = {
@@ -59,7 +61,11 @@ lazy val onTheLine = Seq(
   javacOptions ++= Seq("--release", javaRelease),
   scalacOptions ++= Seq("-release", javaRelease, "-deprecation", "-feature",
     "-Xlint:-unused,_"),
-  libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkLine.spark % Provided)
+  libraryDependencies ++= (if (sparkLine.fromPyPI) Nil
+    else Seq("org.apache.spark" %% "spark-sql" % sparkLine.spark % Provided)),
+  // Not packaged: like a Provided dependency, on the classpath to compile and test against.
+  Compile / unmanagedJars ++= (if (!sparkLine.fromPyPI) Nil else PySparkJars(sparkLine.spark,
+    (ThisBuild / baseDirectory).value / ".cache", streams.value.log).classpath))
 
 lazy val planguard = (project in file("."))
   .aggregate(LocalProject("tools"), demo)
@@ -87,8 +93,13 @@ lazy val planguard = (project in file("."))
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     // Spark's own test catalogs (Maven Central's `tests` jar): a v2 table with row-level DELETE,
     // UPDATE and MERGE (InMemoryRowLevelOperationTableCatalog), as Iceberg's tables have.
-    libraryDependencies += ("org.apache.spark" %% "spark-catalyst" % sparkLine.spark % Test)
-      .classifier("tests"),
+    libraryDependencies ++= (if (sparkLine.fromPyPI) Nil
+      else Seq(("org.apache.spark" %% "spark-catalyst" % sparkLine.spark % Test)
+        .classifier("tests"))),
+    // A line from PyPI has no Spark test jars: its test jar holds the broken rules and test
+    // extensions the Python tests load, not the suites.
+    Test / unmanagedSources / excludeFilter := (if (sparkLine.fromPyPI)
+      HiddenFileFilter || "*Suite.scala" || "SparkSessions.scala" else HiddenFileFilter),
     // One jar per line; the Python build (setup.py) bundles the first, pytest loads the second.
     Compile / packageBin / artifactPath :=
       target.value / s"planguard-${sparkLine.suffix}-${version.value}.jar",

@@ -36,7 +36,9 @@ object MismatchJoinPartitions extends Rule[SparkPlan] {
 
   private def onePartitionMore(side: SparkPlan): SparkPlan = side match {
     case sort: SortExec => sort.withNewChildren(Seq(onePartitionMore(sort.child)))
-    case e @ ShuffleExchangeExec(h: HashPartitioning, _, _, _) =>
+    // Not ShuffleExchangeExec's extractor: Spark 4.3 adds a field to it.
+    case e: ShuffleExchangeExec if e.outputPartitioning.isInstanceOf[HashPartitioning] =>
+      val h = e.outputPartitioning.asInstanceOf[HashPartitioning]
       e.copy(outputPartitioning = h.copy(numPartitions = h.numPartitions + 1))
     case other => other
   }
