@@ -17,7 +17,7 @@ class BuiltForSuite extends AnyFunSuite {
 
   test("the jar knows its line and every line, oldest first") {
     assert(BuiltFor.LINE == org.apache.spark.SPARK_VERSION.split('.').take(2).mkString("."))
-    assert(lines == Seq("3.5", "4.0", "4.1", "4.2"))
+    assert(lines == Seq("3.5", "4.0", "4.1", "4.2", "4.3"))
   }
 
   test("a Spark version's line, vendor suffixes included") {
@@ -38,7 +38,7 @@ class BuiltForSuite extends AnyFunSuite {
 
   test("a line newer than every line: only the newest line's jar, for its checks") {
     val expected = if (BuiltFor.LINE == lines.last) Fit.NEWER else Fit.OTHER
-    Seq("4.3.0", "5.0.0").foreach(v => assert(BuiltFor.fit(v) == expected, v))
+    Seq("4.4.0", "5.0.0").foreach(v => assert(BuiltFor.fit(v) == expected, v))
     assert(BuiltFor.installs("its checks", true) && BuiltFor.installs("its planner", false))
   }
 
