@@ -74,8 +74,8 @@ def planned(spark, variant: Variant, query) -> Variant:
     it."""
     if variant.kind != "joins":
         return variant
-    n = int(variant.confs[JOIN_NUMBER]) - 1
-    strategy = spark._jvm.planguard.differential.PlanVariants.plannedJoin(query, n)
+    number = int(variant.confs[JOIN_NUMBER])
+    strategy = spark._jvm.planguard.differential.PlanVariants.plannedJoin(query, number)
     return variant._replace(name=f"{variant.name}, planned as {strategy or 'no join'}")
 
 

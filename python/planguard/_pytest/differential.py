@@ -2,8 +2,9 @@
 distinct query a test's actions run — ``collect`` (and ``take``, ``first``, ``head``, which
 collect a limit), ``toPandas``, ``toLocalIterator``, ``count``, and the writes of
 ``DataFrameWriter`` and ``DataFrameWriterV2`` — is run again under the plans of
-``planguard._differential.variants`` and its rows compared; a difference fails the phase (setup, call, teardown) that ran it, even when
-the test's code caught nothing, with the query, the variant, the rows that differ and both plans.
+``planguard._differential.variants`` and its rows compared; a difference fails the phase
+(setup, call, teardown) that ran it, even when the test's code caught nothing, with the query,
+the variant, the rows that differ and both plans.
 Queries whose answer may change from run to run are listed, never compared."""
 import functools
 import time

@@ -61,7 +61,8 @@ object PlanGuardConf {
   private[conf] def mode(conf: SQLConf): Level = Mode.read(conf)
   /** Every key planguard reads, by name. */
   private val keys: Map[String, ConfKey[_]] = (Seq(Enabled, Mode, InternalErrors, Naming,
-    BatchScope, BatchEvery, Planner, JoinHint, JoinNumber, Uncached) ++ checkKeys.values).map(k => k.key -> k).toMap
+    BatchScope, BatchEvery, Planner, JoinHint, JoinNumber, Uncached) ++ checkKeys.values)
+    .map(k => k.key -> k).toMap
 
   private lazy val registered: Unit = keys.values.foreach(_.register())
 

@@ -47,15 +47,16 @@ object PlanVariants extends Rule[LogicalPlan] {
     plan.collect { case j: Join => j.joinType.toString }.mkString(",")
 
   /**
-   * How Spark planned the n-th join of a query's optimized plan (0-based, pre-order), before adaptive execution re-plans anything: a hint the join's type or condition does
-   * not allow is ignored, and this says what Spark planned instead. Empty when no physical join
-   * was planned from it.
+   * How Spark planned the join of a query's optimized plan that `number` numbers (as `joinNumber`
+   * does: 1 for the first, pre-order), before adaptive execution re-plans anything: a hint the
+   * join's type or condition does not allow is ignored, and this says what Spark planned
+   * instead. Empty when no physical join was planned from it.
    */
-  def plannedJoin(query: QueryExecution, n: Int): String = {
+  def plannedJoin(query: QueryExecution, number: Int): String = {
     val planned = query.sparkPlan
     // Spark plans a clone of the optimized plan: its joins are the links' of the planned plan.
     val optimized = planned.logicalLink.getOrElse(query.optimizedPlan)
-    optimized.collect { case j: Join => j }.lift(n).flatMap { join =>
+    optimized.collect { case j: Join => j }.lift(number - 1).flatMap { join =>
       planned.collectFirst { case p: BaseJoinExec if p.logicalLink.exists(_ eq join) => p }
     }.map(strategy).getOrElse("")
   }
