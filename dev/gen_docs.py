@@ -16,8 +16,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONFS = ROOT / "jvm/src/main/resources/planguard/confs.json"
 CONFIGURATION = ROOT / "docs/configuration.md"
 README = ROOT / "README.md"
-# What confs.json writes for a key that takes any positive integer (planguard.conf.ConfKey).
+# What confs.json writes for a key that takes any positive integer, or any number from 0 to 1
+# (planguard.conf.ConfKey).
 POSITIVE_INTEGER = "<positive integer>"
+FRACTION = "<fraction between 0 and 1>"
+SPELLED = {POSITIVE_INTEGER: "a positive integer", FRACTION: "a number from 0 to 1"}
 
 
 def conf_table(confs: dict, docs: str, with_docs: bool) -> str:
@@ -28,8 +31,8 @@ def conf_table(confs: dict, docs: str, with_docs: bool) -> str:
     else:
         lines = ["| key | default | allowed | since | doc |", "|---|---|---|---|---|"]
     for key, entry in confs.items():
-        allowed = "a positive integer" if entry["allowed"] == [POSITIVE_INTEGER] else \
-            ", ".join(f"`{value}`" for value in entry["allowed"])
+        allowed = SPELLED.get(entry["allowed"][0]) if len(entry["allowed"]) == 1 else None
+        allowed = allowed or ", ".join(f"`{value}`" for value in entry["allowed"])
         if not with_docs:
             lines.append(f"| `{key}` | `{entry['default']}` | {allowed} |")
             continue

@@ -251,3 +251,30 @@ def test_without_the_tools_jar_stages_say_how_to_add_it():
                             env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
     assert "RAISED" in result.stdout, result.stderr[-3000:]
     assert "planguard.configure(builder, tools=True)" in result.stdout
+
+
+def test_an_adaptive_partial_aggregate_is_in_its_stage_and_says_what_it_did(spark, adaptive,
+                                                                            conf, tmp_path):
+    """planguard's planner with adaptive partial aggregation: the shuffle-map stage shows the
+    probe under the partial aggregate; run, the aggregate gave up on the unique keys (its
+    metrics say how many rows it passed through) and the rows are Spark's."""
+    spark.range(0, 4000, 1, 2).selectExpr("id", "id % 3 AS low", "id * 0.5 AS x") \
+        .write.parquet(str(tmp_path / "t"))
+    table = spark.read.parquet(str(tmp_path / "t"))
+    query = table.groupBy("id").agg(F.sum("x").alias("x"), F.count("low").alias("n"))
+    expected = sorted(query.collect())
+    conf("spark.planguard.planner.enabled", "true")
+    conf("spark.planguard.planner.partialAggregation.adaptive", "true")
+    conf("spark.planguard.planner.partialAggregation.probeRows", "100")
+    df = table.groupBy("id").agg(F.sum("x").alias("x"), F.count("low").alias("n"))
+    first, _ = planguard.stages(df)
+    names = [op.name for op in first.operators.walk()]
+    assert names[:3] == ["AdaptivePartialAggregate", "HashAggregate", "ProbedInput"], names
+    assert "[id]: probe 100 rows, give up above 0.8 distinct keys per row" == \
+        first.operators.children[0].children[0].args
+    assert sorted(df.collect()) == expected
+    plan = df._jdf.queryExecution().executedPlan()
+    text = plan.toString() if not adaptive else plan.finalPhysicalPlan().toString()
+    assert "AdaptivePartialAggregate" in text
+    metrics = spark._jvm.planguard.testing.PlanMetrics.named(df._jdf, "rows passed through")
+    assert metrics == 4000 - 2 * 100, metrics

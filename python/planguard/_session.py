@@ -20,6 +20,7 @@ _PREFIX = "spark.planguard."
 _CHECK_KEY = "spark.planguard.check.<INVARIANT>"
 _PLANNER_KEY = "spark.planguard.planner.enabled"
 _POSITIVE_INTEGER = "<positive integer>"  # the `allowed` of a key taking any positive integer
+_FRACTION = "<fraction between 0 and 1>"  # the `allowed` of a key taking any number from 0 to 1
 
 
 def configure(builder: SparkSession.Builder, mode: str = "fail", planner: bool = False,
@@ -114,12 +115,21 @@ def _validated(key: str, value) -> str:
     value = text.strip().lower()
     if entry["allowed"] == [_POSITIVE_INTEGER]:
         allowed = value.isdigit() and int(value) > 0
+    elif entry["allowed"] == [_FRACTION]:
+        allowed = _fraction(value)
     else:
         allowed = value in entry["allowed"]
     if not allowed:
         raise ValueError(f"Invalid value {text!r} for {key}: allowed values are "
                          f"{', '.join(entry['allowed'])}. {entry['doc']}")
     return text
+
+
+def _fraction(value: str) -> bool:
+    try:
+        return 0 <= float(value) <= 1
+    except ValueError:
+        return False
 
 
 def _append(csv, item: str) -> str:

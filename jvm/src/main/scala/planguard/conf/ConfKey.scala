@@ -44,10 +44,12 @@ private[conf] final class ConfKey[T](val key: String, entry: ConfEntry, parse: S
     if (known != null && (known._1 eq raw)) known._2
     else {
       val normal = raw.trim.toLowerCase(Locale.ROOT)
-      val allowed =
-        if (entry.allowed == Seq(PlanGuardConf.PositiveInteger)) {
-          Try(normal.toInt).toOption.exists(_ > 0)
-        } else entry.allowed.contains(normal)
+      val allowed = entry.allowed match {
+        case Seq(PlanGuardConf.PositiveInteger) => Try(normal.toInt).toOption.exists(_ > 0)
+        case Seq(PlanGuardConf.Fraction) =>
+          Try(normal.toDouble).toOption.exists(f => f >= 0 && f <= 1)
+        case _ => entry.allowed.contains(normal)
+      }
       if (!allowed) throw PlanGuardErrors.invalidConf(key, raw, entry.allowed, entry.doc)
       val value = parse(normal)
       last = (raw, value)

@@ -27,6 +27,8 @@ object PlanGuardConf {
   private val CheckPattern = "spark.planguard.check.<INVARIANT>"
   /** The `allowed` value of a key that takes any positive integer. */
   val PositiveInteger = "<positive integer>"
+  /** The `allowed` value of a key that takes any number from 0 to 1. */
+  val Fraction = "<fraction between 0 and 1>"
 
   val entries: Seq[ConfEntry] = {
     val in = getClass.getResourceAsStream("/planguard/confs.json")
@@ -51,6 +53,10 @@ object PlanGuardConf {
   private val BatchScope = key("spark.planguard.batchSchema.scope")(_ == "stages")
   private val BatchEvery = key("spark.planguard.batchSchema.every")(_.toInt)
   private val Planner = key("spark.planguard.planner.enabled")(_ == "true")
+  private val AdaptivePartial =
+    key("spark.planguard.planner.partialAggregation.adaptive")(_ == "true")
+  private val ProbeRows = key("spark.planguard.planner.partialAggregation.probeRows")(_.toInt)
+  private val SkipRatio = key("spark.planguard.planner.partialAggregation.skipRatio")(_.toDouble)
   private val JoinHint = key("spark.planguard.differential.joinHint")(identity)
   private val JoinNumber = key("spark.planguard.differential.joinNumber")(_.toInt)
   private val Uncached = key("spark.planguard.differential.uncached")(_ == "true")
@@ -61,7 +67,7 @@ object PlanGuardConf {
   private[conf] def mode(conf: SQLConf): Level = Mode.read(conf)
   /** Every key planguard reads, by name. */
   private val keys: Map[String, ConfKey[_]] = (Seq(Enabled, Mode, InternalErrors, Naming,
-    BatchScope, BatchEvery, Planner, JoinHint, JoinNumber, Uncached) ++ checkKeys.values)
+    BatchScope, BatchEvery, Planner, AdaptivePartial, ProbeRows, SkipRatio, JoinHint, JoinNumber, Uncached) ++ checkKeys.values)
     .map(k => k.key -> k).toMap
 
   private lazy val registered: Unit = keys.values.foreach(_.register())
@@ -86,6 +92,15 @@ object PlanGuardConf {
 
   /** True when planguard's planner plans aggregations and equi-joins (docs/planner.md). */
   def plannerEnabled(conf: SQLConf): Boolean = Planner.read(conf)
+
+  /** True when the planner's partial aggregates below a shuffle may give up (docs/planner.md). */
+  def adaptivePartialAggregation(conf: SQLConf): Boolean = AdaptivePartial.read(conf)
+
+  /** The rows per partition an adaptive partial aggregate probes before it decides. */
+  def partialAggregationProbeRows(conf: SQLConf): Int = ProbeRows.read(conf)
+
+  /** The distinct keys per probed row above which an adaptive partial aggregate gives up. */
+  def partialAggregationSkipRatio(conf: SQLConf): Double = SkipRatio.read(conf)
 
   /**
    * The differential mode's join variant: the join's number (1 for the first, pre-order) and the

@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, Exchange,
   ShuffleExchangeExec, ShuffleExchangeLike}
 import org.apache.spark.sql.internal.SQLConf
 
+import planguard.planner.partial.AdaptivePartialAggregation
 import planguard.shims.KeyGrouped
 
 /**
@@ -17,6 +18,8 @@ import planguard.shims.KeyGrouped
  * global aggregate). Co-partitioned children (a shuffled join's two sides) end up with compatible
  * partitionings: same key order, same partition count. Where an input is freshly shuffled, the
  * local sort the operator needs goes right above the exchange, which destroys any order.
+ *
+ * A partial aggregate below a shuffle may become adaptive (`AdaptivePartialAggregation`).
  *
  * The choices are the ones EnsureRequirements makes, so that it has nothing left to add; the
  * cases where it would rewrite a child in place (a user's repartition or a storage-partitioned
@@ -69,7 +72,8 @@ object Exchanges {
     if (child.outputPartitioning.satisfies(required)) child
     else required match {
       case BroadcastDistribution(mode) => exchange(BroadcastExchangeExec(mode, child), child)
-      case d => shuffled(d.createPartitioning(d.requiredNumPartitions.getOrElse(partitions)), child)
+      case d => shuffled(d.createPartitioning(d.requiredNumPartitions.getOrElse(partitions)),
+        AdaptivePartialAggregation.belowShuffle(child, SQLConf.get))
     }
 
   /**

@@ -1,0 +1,57 @@
+package planguard.planner.partial
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrder,
+  UnsafeProjection}
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+/**
+ * A partial aggregate that gives up where it reduces too little (docs/planner.md, "Adaptive
+ * partial aggregation"): its child is the partial aggregate over a `ProbedInputExec`. Its rows are
+ * the aggregate's — the groups of the rows it took — then, in each partition where the probe gave
+ * up, every remaining input row as a group of its own: `passThrough` over the aggregate's input
+ * (`input`, its attributes), the grouping keys and the
+ * aggregation buffer one update from the initial one (`PassThrough`), which is what the final
+ * aggregate merges. The output, partitioning and (absent) ordering are the aggregate's.
+ */
+final case class AdaptivePartialAggregateExec(passThrough: Seq[Expression], input: Seq[Attribute],
+    handOff: Long, child: SparkPlan) extends UnaryExecNode {
+
+  override def output: Seq[Attribute] = child.output
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = Nil
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "partitions" -> SQLMetrics.createMetric(sparkContext, "partitions passed through"),
+    "rows" -> SQLMetrics.createMetric(sparkContext, "rows passed through"))
+
+  // What it adds to its aggregate's rows is in its metrics; its expressions are that aggregate's.
+  override def argString(maxFields: Int): String = ""
+
+  override protected def doCanonicalize(): SparkPlan =
+    if (handOff == 0L) super.doCanonicalize() else copy(handOff = 0L).canonicalized
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val (passThrough, input, handOff) = (this.passThrough, this.input, this.handOff)
+    val (partitions, passed) = (longMetric("partitions"), longMetric("rows"))
+    child.execute().mapPartitionsWithIndex { (index, aggregated) =>
+      // The aggregate's rows first: it has read its input to the end (or to where the probe gave
+      // up) before its first row comes out, so the hand-off, read after its last, is settled.
+      aggregated ++ HandOff.take(handOff).iterator.flatMap { rows =>
+        partitions += 1
+        val project = UnsafeProjection.create(passThrough, input)
+        project.initialize(index)
+        rows.map { row =>
+          passed += 1
+          project(row)
+        }
+      }
+    }
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): AdaptivePartialAggregateExec =
+    copy(child = newChild)
+}

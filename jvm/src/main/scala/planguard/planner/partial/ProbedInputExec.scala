@@ -1,0 +1,78 @@
+package planguard.planner.partial
+
+import java.util.{HashSet => JHashSet}
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, SortOrder,
+  UnsafeProjection, XXH64}
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+/**
+ * The input of a partial aggregate that may give up: its rows, unchanged, until `probeRows` rows
+ * of the partition have gone by; then, if their grouping keys were more than `skipRatio` distinct
+ * (the aggregate reduced too little to pay for its hash map), the rest of the partition goes to
+ * the node above the aggregate (`AdaptivePartialAggregateExec`, through `HandOff`) and the
+ * aggregate sees its input end. A partition of at most `probeRows` rows is aggregated whole.
+ * Keys are counted by a 64-bit hash of their binary form.
+ */
+final case class ProbedInputExec(keys: Seq[NamedExpression], probeRows: Int, skipRatio: Double,
+    handOff: Long, child: SparkPlan) extends UnaryExecNode {
+
+  override def output: Seq[Attribute] = child.output
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = child.outputOrdering
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "probedRows" -> SQLMetrics.createMetric(sparkContext, "rows probed"),
+    "probedKeys" -> SQLMetrics.createMetric(sparkContext, "distinct keys among the rows probed"))
+
+  override def argString(maxFields: Int): String =
+    s"[${keys.map(_.name).mkString(", ")}]: probe $probeRows rows, give up above $skipRatio " +
+      "distinct keys per row"
+
+  // Exchange reuse compares canonical plans: the hand-off's number is not part of what it computes.
+  override protected def doCanonicalize(): SparkPlan =
+    if (handOff == 0L) super.doCanonicalize() else copy(handOff = 0L).canonicalized
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val (keys, input, probeRows, skipRatio, handOff) =
+      (this.keys, child.output, this.probeRows, this.skipRatio, this.handOff)
+    val (probedRows, probedKeys) = (longMetric("probedRows"), longMetric("probedKeys"))
+    child.execute().mapPartitionsWithIndex { (index, rows) =>
+      val key = UnsafeProjection.create(keys, input)
+      key.initialize(index)
+      new Iterator[InternalRow] {
+        private var seen = 0
+        private var hashes = new JHashSet[java.lang.Long]()
+        private var gaveUp = false
+
+        override def hasNext: Boolean = !gaveUp && rows.hasNext
+
+        override def next(): InternalRow = {
+          val row = rows.next()
+          if (hashes != null) probe(row)
+          row
+        }
+
+        private def probe(row: InternalRow): Unit = {
+          val k = key(row)
+          hashes.add(XXH64.hashUnsafeBytes(k.getBaseObject, k.getBaseOffset, k.getSizeInBytes, 42L))
+          seen += 1
+          if (seen == probeRows) {
+            probedRows += seen
+            probedKeys += hashes.size
+            gaveUp = hashes.size > skipRatio * seen
+            hashes = null
+            if (gaveUp) HandOff.give(handOff, rows)
+          }
+        }
+      }
+    }
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): ProbedInputExec =
+    copy(child = newChild)
+}
