@@ -46,7 +46,8 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=200, help="per round")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--planner", action="store_true",
-                        help="spark.planguard.planner.enabled=true on the planguard side")
+                        help="spark.planguard.planner.enabled=true on the planguard side, its "
+                             "adaptive partial aggregates giving up after their first row")
     args = parser.parse_args()
     deadline = time.monotonic() + args.minutes * 60
     differ, known, round_seed = fuzzing.Differ(planner=args.planner), {}, args.seed

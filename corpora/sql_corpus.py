@@ -11,6 +11,9 @@ its own process (its own JVM):
 - baseline: plain Spark, without planguard;
 - planguard: planguard in `fail` mode, `spark.planguard.internalErrors=fail`;
 - planner (with --planner): the same, with planguard's planner listed (`configure(planner=True)`);
+- partial (with --adaptive-partial): the planner, its partial aggregates adaptive and made to give
+  up after their first row (spark.planguard.planner.partialAggregation.probeRows=1, skipRatio=0),
+  so that every one that qualifies passes its rows through;
 - prepared (with --prepared): planguard, each query's plan prepared before its rows are collected,
   outside any SQL execution, as `explain`, `df.cache` and `df.rdd` prepare it (planguard finds the
   query by other means there: docs/architecture.md);
@@ -28,7 +31,8 @@ run is compared with the baseline of the same AQE setting:
 Usage (see docs/corpus.md):
 
     python -m corpora.sql_corpus [--files GLOB[,GLOB]] [--limit N] [--aqe on|off|both]
-                                 [--planner] [--prepared] [--out DIR] [--jobs N] [--resume]
+                                 [--planner] [--adaptive-partial] [--prepared] [--out DIR]
+                                 [--jobs N] [--resume]
                                  [--compare-only] [--spark-tests VERSION] [--suite sql|hive]
 
 Importable: `measure(...)` runs and compares; `compare(baseline, run)` compares two runs' records.
@@ -56,6 +60,10 @@ import zipfile
 from corpora import hive_inputs  # the other suite: Hive's query tests
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# The partial run's confs: every adaptive partial aggregate gives up after its first row.
+GIVE_UP_AT_ONCE = {"spark.planguard.planner.partialAggregation.adaptive": "true",
+                   "spark.planguard.planner.partialAggregation.probeRows": "1",
+                   "spark.planguard.planner.partialAggregation.skipRatio": "0"}
 CACHE = ROOT / ".cache" / "corpus-sql"
 # The Spark release whose SQL test inputs are the corpus: --spark-tests, which the workers inherit.
 SPARK_TESTS = "PLANGUARD_CORPUS_SPARK"
@@ -359,7 +367,10 @@ def build_session(kind: str, aqe: bool, warehouse: pathlib.Path):
     if kind != "baseline":
         import planguard
         planguard.configure(builder, mode="fail", internalErrors="fail",
-                            planner=kind == "planner")
+                            planner=kind in ("planner", "partial"))
+    if kind == "partial":
+        for key, value in GIVE_UP_AT_ONCE.items():
+            builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("OFF")
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # each failed statement
@@ -738,10 +749,11 @@ def worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path,
 
 
 def planned_runs(pattern: str, limit, aqe_settings, planner: bool, out: pathlib.Path,
-                 prepared: bool = False) -> dict:
+                 prepared: bool = False, partial: bool = False) -> dict:
     """{(kind, setting): (aqe, output path)}: a baseline (cached) and planguard's runs per AQE
     setting."""
-    kinds = ["planguard"] + (["planner"] if planner else []) + (["prepared"] if prepared else [])
+    kinds = ["planguard"] + (["planner"] if planner else []) + (["partial"] if partial else []) \
+        + (["prepared"] if prepared else [])
     runs = {}
     for aqe in aqe_settings:
         setting = "aqe-on" if aqe else "aqe-off"
@@ -795,12 +807,12 @@ def compared_runs(runs: dict) -> dict:
 
 def measure(pattern: str = "*", limit=None, aqe_settings=(True, False), planner: bool = False,
             out: pathlib.Path = CACHE / "runs", jobs: int = 2, resume: bool = False,
-            prepared: bool = False) -> dict:
+            prepared: bool = False, partial: bool = False) -> dict:
     """Runs the baseline (cached) and planguard runs and compares them: {run name: comparison},
     each with the wall time of the run and of its baseline ('seconds', None when cached)."""
     corpus_jar()
     extracted()
-    runs = planned_runs(pattern, limit, aqe_settings, planner, out, prepared)
+    runs = planned_runs(pattern, limit, aqe_settings, planner, out, prepared, partial)
     seconds = execute(runs, pattern, limit, jobs, resume)
     results = compared_runs(runs)
     for (kind, setting) in runs:
@@ -819,6 +831,9 @@ def main(argv=None):
     parser.add_argument("--aqe", choices=["on", "off", "both"], default="both")
     parser.add_argument("--planner", action="store_true",
                         help="also run planguard with its planner (configure(planner=True))")
+    parser.add_argument("--adaptive-partial", action="store_true",
+                        help="also run planguard's planner with every adaptive partial aggregate "
+                             "giving up after its first row")
     parser.add_argument("--prepared", action="store_true",
                         help="also run planguard preparing each statement's plan before "
                              "collecting it, outside any SQL execution (as explain does)")
@@ -837,7 +852,7 @@ def main(argv=None):
                         help="Spark's SQL tests (sql-tests/inputs/) or Hive's query tests "
                              "(ql/src/test/queries/clientpositive/ of spark-hive's tests jar); "
                              "default sql, the workers inherit it")
-    parser.add_argument("--worker", choices=["baseline", "planguard", "planner", "prepared"],
+    parser.add_argument("--worker", choices=["baseline", "planguard", "planner", "partial", "prepared"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--output", type=pathlib.Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -852,10 +867,10 @@ def main(argv=None):
     settings_ = {"on": (True,), "off": (False,), "both": (True, False)}[args.aqe]
     if args.compare_only:
         results = compared_runs(planned_runs(args.files, args.limit, settings_, args.planner,
-                                             args.out, args.prepared))
+                                             args.out, args.prepared, args.adaptive_partial))
     else:
         results = measure(args.files, args.limit, settings_, args.planner, args.out, args.jobs,
-                          args.resume, args.prepared)
+                          args.resume, args.prepared, args.adaptive_partial)
     text = report(results)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "summary.md").write_text(text + "\n")

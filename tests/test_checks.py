@@ -9,6 +9,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import planguard
+from conftest import FULL
 
 SWAP_COLUMNS = "planguard.testing.SwapRootColumns"
 SWAP_JOIN_SIDES = "planguard.testing.SwapRootJoinSides"
@@ -259,6 +260,9 @@ DELTA_FEATURES = [
 ]
 
 
+# Three minutes a setting: in CI adaptive execution on only (the Delta workload above runs both).
+@pytest.mark.parametrize("adaptive", [True, False] if FULL else [True], indirect=True,
+                         ids=["adaptive", "not-adaptive"] if FULL else ["adaptive"])
 def test_delta_table_features_run_without_a_violation(spark, adaptive, conf, tmp_path):
     """Delta's table features as a user runs them, from SQL, the DeltaTable API and a stream,
     every result collected: planguard records nothing, and the rows are Delta's."""

@@ -1,11 +1,9 @@
 package planguard.planner.partial
 
-import java.util.{HashSet => JHashSet}
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, SortOrder,
-  UnsafeProjection, XXH64}
+  UnsafeProjection, XxHash64}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -16,7 +14,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  * (the aggregate reduced too little to pay for its hash map), the rest of the partition goes to
  * the node above the aggregate (`AdaptivePartialAggregateExec`, through `HandOff`) and the
  * aggregate sees its input end. A partition of at most `probeRows` rows is aggregated whole.
- * Keys are counted by a 64-bit hash of their binary form.
+ * Keys are counted by a 64-bit hash (`LongSet`).
  */
 final case class ProbedInputExec(keys: Seq[NamedExpression], probeRows: Int, skipRatio: Double,
     handOff: Long, child: SparkPlan) extends UnaryExecNode {
@@ -42,11 +40,11 @@ final case class ProbedInputExec(keys: Seq[NamedExpression], probeRows: Int, ski
       (this.keys, child.output, this.probeRows, this.skipRatio, this.handOff)
     val (probedRows, probedKeys) = (longMetric("probedRows"), longMetric("probedKeys"))
     child.execute().mapPartitionsWithIndex { (index, rows) =>
-      val key = UnsafeProjection.create(keys, input)
-      key.initialize(index)
+      // A 64-bit hash of the key, generated: distinct keys hash alike about once in 2^64 / n^2.
+      val hash = UnsafeProjection.create(Seq(new XxHash64(keys)), input)
+      hash.initialize(index)
       new Iterator[InternalRow] {
-        private var seen = 0
-        private var hashes = new JHashSet[java.lang.Long]()
+        private var hashes = new LongSet(probeRows)
         private var gaveUp = false
 
         override def hasNext: Boolean = !gaveUp && rows.hasNext
@@ -58,13 +56,11 @@ final case class ProbedInputExec(keys: Seq[NamedExpression], probeRows: Int, ski
         }
 
         private def probe(row: InternalRow): Unit = {
-          val k = key(row)
-          hashes.add(XXH64.hashUnsafeBytes(k.getBaseObject, k.getBaseOffset, k.getSizeInBytes, 42L))
-          seen += 1
-          if (seen == probeRows) {
-            probedRows += seen
+          hashes.add(hash(row).getLong(0))
+          if (hashes.added == probeRows) {
+            probedRows += probeRows
             probedKeys += hashes.size
-            gaveUp = hashes.size > skipRatio * seen
+            gaveUp = hashes.size > skipRatio * probeRows
             hashes = null
             if (gaveUp) HandOff.give(handOff, rows)
           }
