@@ -135,6 +135,8 @@ def test_configure_sets_confs_with_or_without_prefix():
     assert builder._options["spark.planguard.internalErrors"] == "fail"
     planguard.configure(builder, **{"batchSchema.every": 50})
     assert builder._options["spark.planguard.batchSchema.every"] == "50"
+    planguard.configure(builder, **{"planner.partialAggregation.skipRatio": 0.95})
+    assert builder._options["spark.planguard.planner.partialAggregation.skipRatio"] == "0.95"
 
 
 @pytest.mark.parametrize("kwargs,message", [
@@ -144,6 +146,10 @@ def test_configure_sets_confs_with_or_without_prefix():
     ({"batchSchema.every": "0"}, "spark.planguard.batchSchema.every: allowed values are "
                                  "<positive integer>"),
     ({"batchSchema.scope": "all"}, "spark.planguard.batchSchema.scope: allowed values are root"),
+    ({"planner.partialAggregation.skipRatio": "1.5"},
+     "spark.planguard.planner.partialAggregation.skipRatio: allowed values are <fraction between "
+     "0 and 1>"),
+    ({"planner.partialAggregation.skipRatio": "most"}, "skipRatio: allowed values are <fraction"),
 ])
 def test_configure_rejects_invalid_confs(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -2,9 +2,10 @@
 adaptive execution on and off, planguard's planner off and on: zero violations, and the same rows
 as a session without planguard; with the planner on, the very plans Spark prepares.
 
-CI runs the corpus's sample (every eighth TPC-DS query) and, for the rows, two of the four
+CI runs the corpus's sample (every eighth TPC-DS query) and, for the rows, three of the six
 settings: adaptive with planguard's planner, not adaptive with Spark's (the planner's plans are
-compared with Spark's at both settings below). `dev/test full` runs every query, every setting.
+compared with Spark's at both settings below), and not adaptive with the planner's adaptive partial
+aggregates passing every row through. `dev/test full` runs every query, every setting.
 """
 import json
 import re
@@ -16,6 +17,7 @@ import pytest
 import planguard
 from conftest import FULL, ROOT
 from corpora import corpus
+from corpora.sql_corpus import GIVE_UP_AT_ONCE
 
 
 @pytest.fixture(scope="module")
@@ -37,17 +39,23 @@ def test_corpus_has_every_query():
     assert len([n for n in names if n.startswith("spark-")]) >= 20
 
 
-# (adaptive execution, planguard's planner): CI runs two settings, `dev/test full` all four.
-SETTINGS = [pytest.param("true", "true", id="adaptive-planguard-planner"),
-            pytest.param("false", "false", id="not-adaptive-spark-planner")] + ([
-            pytest.param("true", "false", id="adaptive-spark-planner"),
-            pytest.param("false", "true", id="not-adaptive-planguard-planner")] if FULL else [])
+# (adaptive execution, planguard's planner, its adaptive partial aggregates giving up after their
+# first row: corpora.sql_corpus.GIVE_UP_AT_ONCE): CI runs three settings, `dev/test full` all six.
+SETTINGS = [pytest.param("true", "true", False, id="adaptive-planguard-planner"),
+            pytest.param("false", "false", False, id="not-adaptive-spark-planner"),
+            pytest.param("false", "true", True, id="not-adaptive-planner-partial-giving-up")] + ([
+            pytest.param("true", "false", False, id="adaptive-spark-planner"),
+            pytest.param("false", "true", False, id="not-adaptive-planguard-planner"),
+            pytest.param("true", "true", True, id="adaptive-planner-partial-giving-up")]
+            if FULL else [])
 
 
-@pytest.mark.parametrize("aqe, planner", SETTINGS)
-def test_corpus_passes_with_the_same_rows(spark, baseline, conf, aqe, planner):
+@pytest.mark.parametrize("aqe, planner, partial", SETTINGS)
+def test_corpus_passes_with_the_same_rows(spark, baseline, conf, aqe, planner, partial):
     conf("spark.sql.adaptive.enabled", aqe)
     conf("spark.planguard.planner.enabled", planner)
+    for key, value in (GIVE_UP_AT_ONCE.items() if partial else ()):
+        conf(key, value)
     before = planguard.violation_count(spark)
     got = corpus.results(spark, sample=not FULL)
     errors = {n: r for n, r in got.items() if isinstance(r, str)}

@@ -146,4 +146,16 @@ class AdaptivePartialAggregationSuite extends SparkSessions with AdaptiveSparkPl
         "ProbedInput [id]: probe 50 rows, give up above 0.5 distinct keys per row"), explained)
     }
   }
+
+  test("its confs are validated where they are set: a fraction from 0 to 1, a positive count") {
+    val spark = plannerSession(adaptive = true)
+    for ((key, bad) <- Seq("skipRatio" -> "1.5", "skipRatio" -> "most", "probeRows" -> "0")) {
+      val e = intercept[IllegalArgumentException](
+        spark.conf.set(s"spark.planguard.planner.partialAggregation.$key", bad))
+      assert(e.getMessage.contains("PLANGUARD_INVALID_CONF") && e.getMessage.contains(key),
+        e.getMessage)
+    }
+    spark.conf.set("spark.planguard.planner.partialAggregation.skipRatio", "0.95")
+    assert(spark.conf.get("spark.planguard.planner.partialAggregation.skipRatio") == "0.95")
+  }
 }

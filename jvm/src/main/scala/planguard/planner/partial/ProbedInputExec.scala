@@ -44,7 +44,7 @@ final case class ProbedInputExec(keys: Seq[NamedExpression], probeRows: Int, ski
       val hash = UnsafeProjection.create(Seq(new XxHash64(keys)), input)
       hash.initialize(index)
       new Iterator[InternalRow] {
-        private var hashes = new LongSet(probeRows)
+        private var hashes = new LongSet
         private var gaveUp = false
 
         override def hasNext: Boolean = !gaveUp && rows.hasNext
