@@ -21,9 +21,14 @@ class AdaptivePartialAggregationSuite extends SparkSessions with AdaptiveSparkPl
   private val Planner = "spark.planguard.planner.enabled"
   private val Adaptive = "spark.planguard.planner.partialAggregation.adaptive"
 
-  /** A session whose partial aggregates probe 50 rows and give up above half distinct. */
+  /**
+   * A session whose partial aggregates probe 50 rows (to the end of a batch: probes decide
+   * between batches) and give up above half distinct.
+   */
   private def plannerSession(adaptive: Boolean): SparkSession = {
+    // Parquet batches of 64 rows, so that a probe decides within a file of 1,000.
     val spark = session(Seq(planguard, new PlanGuardPlannerExtensions), adaptive,
+      "spark.sql.parquet.columnarReaderBatchSize" -> "64",
       "spark.planguard.planner.partialAggregation.probeRows" -> "50",
       "spark.planguard.planner.partialAggregation.skipRatio" -> "0.5")
     // 2,000 rows in two Parquet files, partitioned by nothing: `id` is unique, `low` has 7
@@ -86,6 +91,11 @@ class AdaptivePartialAggregationSuite extends SparkSessions with AdaptiveSparkPl
     "SELECT id, low, sum(x), count(*) FROM t GROUP BY GROUPING SETS ((id, low), (id), ())",
     "SELECT id, count(DISTINCT low), sum(d) FROM t GROUP BY id",
     "SELECT s, count(*) AS c FROM t GROUP BY s HAVING count(*) > 1",
+    // Filters and projections between the scan and the aggregate: the probe reads the scan.
+    "SELECT id % 1500 AS g, sum(x * 2) AS s, count(*) FROM t WHERE k IS NOT NULL AND low <> 3 " +
+      "GROUP BY id % 1500",
+    "SELECT g, sum(y) FROM (SELECT id + 1 AS g, x / 2 AS y FROM t WHERE s IS NOT NULL) " +
+      "WHERE y > 10 GROUP BY g",
     "SELECT DISTINCT id, s FROM t",
     "SELECT id, sum(v) FROM (SELECT id, id AS v FROM t UNION ALL SELECT id, v FROM empty) " +
       "GROUP BY id")

@@ -2,8 +2,8 @@ package planguard.planner.partial
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrder,
-  UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, Literal,
+  Predicate, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -12,13 +12,14 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  * A partial aggregate that gives up where it reduces too little (docs/planner.md, "Adaptive
  * partial aggregation"): its child is the partial aggregate over a `ProbedInputExec`. Its rows are
  * the aggregate's — the groups of the rows it took — then, in each partition where the probe gave
- * up, every remaining input row as a group of its own: `passThrough` over the aggregate's input
- * (`input`, its attributes), the grouping keys and the
+ * up, every remaining row the probe read that passes the filters' `conditions`, as a group of its
+ * own: `passThrough` over what the probe read (`input`, its attributes), the grouping keys and the
  * aggregation buffer one update from the initial one (`PassThrough`), which is what the final
  * aggregate merges. The output, partitioning and (absent) ordering are the aggregate's.
  */
-final case class AdaptivePartialAggregateExec(passThrough: Seq[Expression], input: Seq[Attribute],
-    handOff: Long, child: SparkPlan) extends UnaryExecNode {
+final case class AdaptivePartialAggregateExec(passThrough: Seq[Expression],
+    conditions: Seq[Expression], input: Seq[Attribute], handOff: Long, child: SparkPlan)
+    extends UnaryExecNode {
 
   override def output: Seq[Attribute] = child.output
   override def outputPartitioning: Partitioning = child.outputPartitioning
@@ -36,6 +37,7 @@ final case class AdaptivePartialAggregateExec(passThrough: Seq[Expression], inpu
 
   override protected def doExecute(): RDD[InternalRow] = {
     val (passThrough, input, handOff) = (this.passThrough, this.input, this.handOff)
+    val condition = conditions.reduceOption(And).getOrElse(Literal.TrueLiteral)
     val (partitions, passed) = (longMetric("partitions"), longMetric("rows"))
     child.execute().mapPartitionsWithIndex { (index, aggregated) =>
       // The aggregate's rows first: it has read its input to the end (or to where the probe gave
@@ -44,7 +46,9 @@ final case class AdaptivePartialAggregateExec(passThrough: Seq[Expression], inpu
         partitions += 1
         val project = UnsafeProjection.create(passThrough, input)
         project.initialize(index)
-        rows.map { row =>
+        val passes = Predicate.create(condition, input)
+        passes.initialize(index)
+        rows.filter(passes.eval).map { row =>
           passed += 1
           project(row)
         }

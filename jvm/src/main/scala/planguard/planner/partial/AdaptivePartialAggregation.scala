@@ -2,9 +2,10 @@ package planguard.planner.partial
 
 import java.util.concurrent.ThreadLocalRandom
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression, If}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, Expression, If,
+  PlanExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate, Partial}
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{FilterExec, ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
 import org.apache.spark.sql.internal.SQLConf
 
@@ -19,6 +20,12 @@ import planguard.conf.PlanGuardConf
  * the statistical moments, bit and boolean aggregates, ...), FILTER clauses included; grouping
  * sets (the Expand below it) and the first phase of a DISTINCT aggregation qualify. Imperative
  * functions (collect_list, percentile, approx_count_distinct, ...) keep a plain partial aggregate.
+ *
+ * The probe goes below the projections and filters right under the aggregate (their expressions
+ * deterministic, without subqueries), its keys and the rows passed through computed over what
+ * they read, and the filters' conditions applied to those rows: where they read a columnar scan,
+ * the probe reads its batches, and the scan, the filters, the projections and the aggregate still
+ * run as one generated stage.
  */
 object AdaptivePartialAggregation {
 
@@ -27,13 +34,39 @@ object AdaptivePartialAggregation {
     case agg: HashAggregateExec if PlanGuardConf.adaptivePartialAggregation(conf) =>
       passThrough(agg).fold(aggregate) { expressions =>
         val handOff = ThreadLocalRandom.current().nextLong(1L, Long.MaxValue)
-        val probed = ProbedInputExec(agg.groupingExpressions,
+        val below = Below(agg.groupingExpressions, expressions, Nil, agg.child, identity).down
+        val probed = ProbedInputExec(below.keys, below.conditions,
           PlanGuardConf.partialAggregationProbeRows(conf),
-          PlanGuardConf.partialAggregationSkipRatio(conf), handOff, agg.child)
-        AdaptivePartialAggregateExec(expressions, agg.child.output, handOff,
-          agg.withNewChildren(Seq(probed)))
+          PlanGuardConf.partialAggregationSkipRatio(conf), handOff, below.input)
+        AdaptivePartialAggregateExec(below.passThrough, below.conditions, below.input.output,
+          handOff, agg.withNewChildren(Seq(below.rebuilt(probed))))
       }
     case _ => aggregate
+  }
+
+  /**
+   * The aggregate's keys and pass-through expressions, and the conditions of the filters passed
+   * on the way, over `input`'s output; `rebuilt` puts the projections and filters passed back
+   * over a new input.
+   */
+  private final case class Below(keys: Seq[Expression], passThrough: Seq[Expression],
+      conditions: Seq[Expression], input: SparkPlan, rebuilt: SparkPlan => SparkPlan) {
+
+    def down: Below = input match {
+      case p: ProjectExec if pushable(p.projectList) =>
+        val aliases = AttributeMap(p.projectList.collect { case a: Alias => a.toAttribute -> a.child })
+        def over(e: Expression): Expression =
+          e.transformUp { case a: Attribute if aliases.contains(a) => aliases(a) }
+        Below(keys.map(over), passThrough.map(over), conditions.map(over), p.child,
+          child => rebuilt(p.withNewChildren(Seq(child)))).down
+      case f: FilterExec if pushable(Seq(f.condition)) =>
+        Below(keys, passThrough, f.condition +: conditions, f.child,
+          child => rebuilt(f.withNewChildren(Seq(child)))).down
+      case _ => this
+    }
+
+    private def pushable(expressions: Seq[Expression]): Boolean =
+      expressions.forall(e => e.deterministic && !e.exists(_.isInstanceOf[PlanExpression[_]]))
   }
 
   /**
