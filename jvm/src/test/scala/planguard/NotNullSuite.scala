@@ -263,7 +263,12 @@ class NotNullSuite extends SparkSessions {
         assert(e.getMessage.contains("#0 k: a null in a column the operator declares NOT NULL"),
           e.getMessage)
       }
-      queries(fromLocalRows(spark)).foreach { df =>
+      // The rows read in a subquery only are checked too.
+      val local = fromLocalRows(spark)
+      local.createOrReplaceTempView("strict_rows")
+      val inSubqueries = Seq("SELECT id FROM range(3) WHERE id IN (SELECT k FROM strict_rows)",
+        "SELECT (SELECT max(k) FROM strict_rows) AS m").map(spark.sql)
+      (queries(local) ++ inSubqueries).foreach { df =>
         val e = violation(intercept[Exception](df.collect())).get
         assert(e.invariant.id == "BATCH_SCHEMA" && e.phase == "analysis", e.getMessage)
         assert(e.getMessage.contains("row 1 #0 k: a null in a column the relation declares " +

@@ -70,9 +70,10 @@ object ClaimsCheck {
         }
         i += 1
       }
-      val subqueryPlans = if (subqueries) plan.subqueries.iterator else Iterator.empty
+      val subqueryPlans =
+        if (subqueries) WithSubqueries.subqueries(plan).iterator else Iterator.empty
       while (below.isEmpty && subqueryPlans.hasNext) {
-        below = apply(subqueryPlans.next().asInstanceOf[QueryPlan[_]]).left.toOption
+        below = apply(subqueryPlans.next()).left.toOption
       }
       below.map(Left(_)).getOrElse {
         val output = plan.output

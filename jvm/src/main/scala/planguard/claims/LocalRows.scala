@@ -2,6 +2,7 @@ package planguard.claims
 
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
+import org.apache.spark.sql.catalyst.trees.TreePattern.LOCAL_RELATION
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types.StructType
 
@@ -21,7 +22,7 @@ object LocalRows {
 
   def apply(analyzed: LogicalPlan): SchemaDiff = {
     var found = SchemaDiff.Holds
-    WithSubqueries.foreach(analyzed) {
+    WithSubqueries.foreachHolding(analyzed, LOCAL_RELATION) {
       case l: LocalRelation if found.isEmpty && l.getTagValue(Checked).isEmpty =>
         found = rows(l)
         if (found.isEmpty) l.setTagValue(Checked, ())

@@ -67,7 +67,10 @@ private[claims] object OperatorClaims {
       passedOn(op, output, producers, baseline, found)
       made(op).foreach(found.add)
     }
-    val expressions = new ExpressionClaims(producers, baseline, types, found.add)
+    // The alias whose expression is being read: its claims name it.
+    var alias: Alias = null
+    val expressions = new ExpressionClaims(producers, baseline, types,
+      c => found.add(if (alias == null) c else c.in(alias)))
     var outputIds: java.util.HashSet[ExprId] = null
     def outputs(a: Attribute): Boolean = {
       if (outputIds == null) {
@@ -85,7 +88,10 @@ private[claims] object OperatorClaims {
         if (p != null && (a.nullable != p.nullable || a.dataType != p.dataType) && !outputs(a)) {
           expressions(a)
         }
-      case a: Alias => new ExpressionClaims(producers, baseline, types, c => found.add(c.in(a)))(a)
+      case a: Alias =>
+        alias = a
+        expressions(a)
+        alias = null
       case e => expressions(e)
     }
     found.claims
@@ -111,7 +117,9 @@ private[claims] object OperatorClaims {
    */
   private def passedOn(op: QueryPlan[_], output: Seq[Attribute], producers: Producers,
       baseline: Baseline, found: Found): Unit = if (!derived(op)) {
-    val passed = producers.inputs.iterator.flatMap(_.iterator)
+    val inputs = producers.inputs
+    val passed =
+      if (inputs.length == 1) inputs(0).iterator else inputs.iterator.flatMap(_.iterator)
     val outputs = output.iterator
     var i = 0
     while (outputs.hasNext) {
