@@ -49,6 +49,24 @@ TABLES = {
            ["(1, 'x', 1.50)", "(2, NULL, NULL)", "(NULL, 'z', 3.25)"]),
 }
 NOT_NULL = {("t1", "c1"), ("t2", "C2")}
+# The tables aggregate-over-join programs read (``aggregate_over_join``), rows generated:
+# name -> (columns, the query their rows come from). `fact`'s join key has nulls, duplicates and
+# one key on a third of the rows (skew); its doubles are tenths, which binary floating point
+# does not hold exactly, so that sums in another order differ in the last bits; `dim` has
+# duplicate and null keys and keys `fact` lacks; `empty` has no row.
+JOIN_TABLES = {
+    "fact": ([("k", "int"), ("g", "string"), ("x", "double"), ("amt", "decimal"),
+              ("q", "bigint")],
+             "SELECT CASE WHEN id % 11 = 0 THEN NULL WHEN id % 3 = 0 THEN 1 "
+             "ELSE CAST(id % 17 AS INT) END, "
+             "CASE WHEN id % 13 = 0 THEN NULL ELSE concat('g', id % 4) END, "
+             "CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 10 AS DOUBLE) / 10 END, "
+             "CAST(id % 23 AS DECIMAL(10,2)) / 4, id FROM range(240)"),
+    "dim": ([("k", "int"), ("name", "string"), ("w", "double")],
+            "SELECT CASE WHEN id = 5 THEN NULL ELSE CAST(id % 12 + 10 * (id % 2) AS INT) END, "
+            "concat('n', id % 3), CAST(id AS DOUBLE) / 10 FROM range(16)"),
+    "empty": ([("k", "int"), ("v", "bigint")], "SELECT 1, CAST(1 AS BIGINT) WHERE false"),
+}
 TYPES = {"int": "INT", "bigint": "BIGINT", "double": "DOUBLE", "decimal": "DECIMAL(10,2)",
          "string": "STRING", "date": "DATE", "char": "CHAR(3)", "varchar": "VARCHAR(5)",
          "array": "ARRAY<INT>", "struct": "STRUCT<a: INT, B: STRING>"}
@@ -80,6 +98,10 @@ def setup_statements() -> list:
         out += [f"DROP TABLE IF EXISTS {name}", f"CREATE TABLE {name} ({body}) {using}",
                 f"INSERT INTO {name} VALUES {', '.join(rows)}"]
     out.append(f"CREATE OR REPLACE TEMP VIEW {VIEW[0]} AS {VIEW[2]}")
+    for name, (cols, rows) in JOIN_TABLES.items():
+        body = ", ".join(f"{c} {TYPES[k]}" for c, k in cols)
+        out += [f"DROP TABLE IF EXISTS {name}", f"CREATE TABLE {name} ({body}) USING parquet",
+                f"INSERT INTO {name} {rows}"]
     return out
 
 
@@ -311,14 +333,16 @@ class Differ:
             print("fuzzing: no Delta Lake installed for this Spark line: t3 is a Parquet table",
                   file=sys.stderr)
 
-    def difference(self, program: list):
-        """(description, signature) of the first difference, or None when both sides agree."""
+    def difference(self, program: list, planner: bool = None):
+        """(description, signature) of the first difference, or None when both sides agree;
+        `planner` (default: the Differ's) runs the planguard side with its planner."""
+        planner = self.planner if planner is None else planner
         for variant in self.VARIANTS:
             plain = self.plain.run(program, variant)
             guarded_confs = {**variant,
-                             "spark.planguard.planner.enabled": str(self.planner).lower(),
+                             "spark.planguard.planner.enabled": str(planner).lower(),
                              # The planner's adaptive partial aggregates pass every row through.
-                             **(GIVE_UP_AT_ONCE if self.planner else {})}
+                             **(GIVE_UP_AT_ONCE if planner else {})}
             guarded = self.guarded.run(program, guarded_confs)
             if not all(map(agree, plain, guarded)):
                 return (describe(program, guarded_confs, plain, guarded),
@@ -542,6 +566,52 @@ def aggregate(draw, depth: int):
 
 
 @st.composite
+def aggregate_over_join(draw) -> str:
+    """An aggregate over a join, the shape the planner's aggregates and exchanges change: `fact`
+    joined to `dim`, to `empty` or to itself by any join type and strategy (a hint), grouped by
+    keys of either side, the join key among them or not (or by none: a global aggregate), plain
+    or by GROUPING SETS, ROLLUP or CUBE; the aggregates decimal and floating sums, averages,
+    counts, minima and maxima, DISTINCT ones and ones with a FILTER clause."""
+    right = draw(st.sampled_from(["dim", "dim", "empty", "fact"]))
+    how = draw(st.sampled_from(["JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN",
+                                "LEFT SEMI JOIN", "LEFT ANTI JOIN", "CROSS JOIN"]))
+    hint = draw(st.sampled_from(["", "", "BROADCAST(r)", "MERGE(r)", "SHUFFLE_HASH(r)",
+                                 "SHUFFLE_HASH(l)", "SHUFFLE_REPLICATE_NL(r)"]))
+    left_cols = [(f"l.{c}", k) for c, k in JOIN_TABLES["fact"][0]]
+    right_cols = [(f"r.{c}", k) for c, k in JOIN_TABLES[right][0]]
+    visible = left_cols if "SEMI" in how or "ANTI" in how else left_cols + right_cols
+    join = f"fact l {how} {right} r"
+    if how != "CROSS JOIN":
+        join += " ON l.k = r.k"
+        join += draw(st.sampled_from(["", "", " AND l.x > 0.2", " AND l.g IS NOT NULL",
+                                      " AND r.k > 2"]))
+    groupable = [c for c, k in visible if k != "double"]
+    keys = draw(st.lists(st.sampled_from(groupable), min_size=0, max_size=2, unique=True))
+    numeric = [c for c, k in visible if k in NUMERIC]
+    measure = draw(st.sampled_from(numeric))
+    condition = draw(st.sampled_from(["l.x > 0.3", "l.g = 'g1'", "r.k IS NULL", "l.q % 2 = 0"]
+                                     if visible is not left_cols else
+                                     ["l.x > 0.3", "l.g = 'g1'", "l.q % 2 = 0"]))
+    aggs = draw(st.lists(st.sampled_from([
+        "count(*)", f"count({measure})", "sum(l.amt)", "sum(l.x)", "avg(l.x)", "avg(l.amt)",
+        f"min({measure})", f"max({measure})", f"sum({measure})", "count(DISTINCT l.g)",
+        "sum(DISTINCT l.k)", f"sum(l.q) FILTER (WHERE {condition})",
+        f"count(*) FILTER (WHERE {condition})", f"avg(l.x) FILTER (WHERE {condition})"]),
+        min_size=1, max_size=4))
+    select = keys + [f"{a} AS m{i}" for i, a in enumerate(aggs)]
+    group = ""
+    if keys:
+        shape = draw(st.sampled_from(["plain", "plain", "GROUPING SETS", "ROLLUP", "CUBE"]))
+        group = (" GROUP BY " + ", ".join(keys) if shape == "plain" else
+                 f" GROUP BY GROUPING SETS (({', '.join(keys)}), ())" if shape == "GROUPING SETS"
+                 else f" GROUP BY {shape}({', '.join(keys)})")
+    where = draw(st.sampled_from(["", "", " WHERE l.q % 5 <> 0", " WHERE l.x IS NOT NULL"]))
+    having = draw(st.sampled_from(["", "", " HAVING count(*) > 1"])) if keys else ""
+    hint = f"/*+ {hint} */ " if hint else ""
+    return f"SELECT {hint}{', '.join(select)} FROM {join}{where}{group}{having}"
+
+
+@st.composite
 def windowed(draw, depth: int):
     """A window function over a partition and an order."""
     from_sql, cols = draw(relation(depth))
@@ -719,9 +789,12 @@ def program(draw) -> list:
     """A program: one to three SQL statements or DataFrame programs."""
     statements = []
     for _ in range(draw(st.integers(1, 2))):
-        kind = draw(st.sampled_from(["query", "query", "command", "dataframe", "write"]))
+        kind = draw(st.sampled_from(["query", "query", "command", "dataframe", "write",
+                                     "aggregate over join"]))
         if kind == "query":
             statements.append({"sql": draw(top_query())})
+        elif kind == "aggregate over join":
+            statements.append({"sql": draw(aggregate_over_join())})
         elif kind == "command":
             statements += [{"sql": s} for s in draw(command())]
         elif kind == "write":

@@ -1,6 +1,7 @@
 """The differential fuzzer in CI mode (corpora/fuzzing.py): a bounded, derandomized run of random
 SQL and DataFrame programs, each with planguard in fail mode and without it, adaptive execution
-on and off. A difference fails with hypothesis's minimal program.
+on and off; then aggregate-over-join programs with planguard's planner on, every adaptive
+partial aggregate giving up. A difference fails with hypothesis's minimal program.
 """
 import os
 import time
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from corpora import fuzzing
 
 EXAMPLES = int(os.environ.get("PLANGUARD_FUZZ_EXAMPLES", "20"))
+JOIN_EXAMPLES = int(os.environ.get("PLANGUARD_FUZZ_JOIN_EXAMPLES", "15"))
 BUDGET_SECONDS = 120  # new programs past this pass unrun, so that shrinking ends in time
 
 
@@ -33,6 +35,21 @@ def test_planguard_changes_no_outcome(differ):
         if key not in known and time.monotonic() - start < BUDGET_SECONDS:
             known[key] = differ.difference(program)
         found = known.get(key)
+        assert found is None, found[0]
+
+    check()
+
+
+def test_the_planner_changes_no_aggregate_over_join_outcome(differ):
+    start, known = time.monotonic(), {}
+
+    @settings(max_examples=JOIN_EXAMPLES, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(fuzzing.aggregate_over_join())
+    def check(sql):
+        if sql not in known and time.monotonic() - start < BUDGET_SECONDS:
+            known[sql] = differ.difference([{"sql": sql}], planner=True)
+        found = known.get(sql)
         assert found is None, found[0]
 
     check()
