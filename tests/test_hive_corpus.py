@@ -17,13 +17,15 @@ from corpora import sql_corpus
 pytestmark = pytest.mark.sql_corpus
 
 # TRANSFORM, LATERAL VIEW, dynamic partitions, buckets, unions into tables, RCFile,
-# per-partition file formats, grouping sets, CHAR and VARCHAR tables; `dev/test full` adds
+# per-partition file formats, grouping sets, CHAR and VARCHAR tables, INSERT OVERWRITE [LOCAL]
+# DIRECTORY of a query with adaptive execution (a write command over an adaptive plan, whose
+# columns a filter proved NOT NULL: a false alarm once); `dev/test full` adds
 # multi-insert with common DISTINCTs, CTAS with storage formats, INSERT, null-safe joins, SHOW
 # TABLES and Hive's percentile UDAF.
 SAMPLE = [
     "transform1.q", "lateral_view.q", "load_dyn_part1.q", "bucket1.q", "union_remove_1.q",
     "rcfile_columnar.q", "partition_wise_fileformat2.q", "groupby_grouping_sets1.q",
-    "varchar_1.q", "char_1.q",
+    "varchar_1.q", "char_1.q", "schemeAuthority.q",
 ]
 if FULL:
     SAMPLE += ["groupby_multi_insert_common_distinct.q", "ctas.q", "insert1.q",
@@ -55,7 +57,8 @@ def test_the_sample_has_its_size_most_of_it_run_by_spark(hive_suite, results):
     count = sum(len(stmts) for _, stmts, _ in sql_corpus.corpus(SAMPLE))
     assert 200 <= count <= 400 if FULL else 80 <= count <= 160
     assert results["statements"] == count
-    assert results["baseline_ok"] >= 0.9 * count
+    # schemeAuthority.q's `dfs` commands fail without planguard too.
+    assert results["baseline_ok"] >= 0.85 * count
 
 
 def test_no_false_alarm_new_error_or_row_difference(results):

@@ -14,7 +14,8 @@ import org.apache.spark.sql.execution.{BaseLimitExec, CollectLimitExec, Columnar
   ExpandExec, FileSourceScanExec, FilterExec, GenerateExec, InputAdapter, LocalTableScanExec,
   RangeExec, RDDScanExec, RowToColumnarExec, SortExec, SparkPlan, UnionExec,
   WholeStageCodegenExec}
-import org.apache.spark.sql.execution.adaptive.{LogicalQueryStage, QueryStageExec}
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, LogicalQueryStage,
+  QueryStageExec}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.columnar.{InMemoryRelation, InMemoryTableScanExec}
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation,
@@ -233,8 +234,10 @@ private[claims] object OperatorClaims {
   private def leaf(op: QueryPlan[_], output: Seq[Attribute], baseline: Baseline,
       types: LogicalTypes): Seq[Claim] =
     op match {
+      // An adaptive plan below a command (a Hive directory insert's query) outputs its plan's
+      // columns, which are checked as its stages and final plan are prepared.
       case _: Range | _: RangeExec | _: OneRowRelation | _: LogicalQueryStage | _: QueryStageExec |
-           _: ReusedExchangeExec | _: InMemoryRelation | _: InMemoryTableScanExec |
+           _: AdaptiveSparkPlanExec | _: ReusedExchangeExec | _: InMemoryRelation | _: InMemoryTableScanExec |
            _: LogicalRDD | _: RDDScanExec | _: DataSourceV2Relation | _: DataSourceV2ScanRelation |
            _: DataSourceV2ScanExecBase => Nil
       case l: LocalRelation => local(l.output, l.data, baseline)
