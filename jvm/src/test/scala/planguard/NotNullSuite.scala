@@ -97,6 +97,41 @@ class NotNullSuite extends SparkSessions {
     }
   }
 
+  // A written query is checked as a collected one, and nothing is written. Without planned
+  // writes a V1 write's query is an adaptive plan of its own below the command (as Hive's
+  // INSERT OVERWRITE DIRECTORY's always is): its stages and final plan are checked as they are
+  // prepared, although the command's plan shows it as a leaf.
+  for (b <- broken; adaptive <- b.adaptive;
+       plannedWrite <- Seq(true, false)) {
+    val name = b.extension.getClass.getSimpleName
+    val confs = Seq("spark.sql.optimizer.plannedWrite.enabled" -> plannedWrite.toString)
+    def written(s: SparkSession): String = {
+      val dir = java.nio.file.Files.createTempDirectory("planguard-write").resolve("t").toString
+      queries(s)(1).write.parquet(dir)
+      dir
+    }
+    def files(dir: String): Seq[String] = Option(new java.io.File(dir).list()).toSeq.flatten
+      .filter(_.startsWith("part-"))
+    test(s"$name in a written query is caught before a file is written (adaptive=$adaptive, " +
+      s"plannedWrite=$plannedWrite)") {
+      val plain = session(Nil, adaptive, confs: _*)
+      val rows = plain.read.parquet(written(plain)).collect().toSeq
+      val wrong = plain.read.parquet(written(session(Seq(b.extension), adaptive, confs: _*)))
+        .collect().toSeq
+      assert(nulls(wrong, "v") < nulls(rows, "v"), s"$rows\n$wrong")
+      for (extensions <- Seq(Seq(planguard, b.extension), Seq(b.extension, planguard))) {
+        val spark = session(extensions, adaptive, confs: _*)
+        val dir = java.nio.file.Files.createTempDirectory("planguard-write").resolve("t")
+        val e = violation(intercept[Exception](queries(spark)(1).write.parquet(dir.toString)))
+          .getOrElse(fail(s"no violation ($extensions)"))
+        assert(e.invariant.id == b.invariant, e.getMessage)
+        assert(b.phases.contains(e.phase), e.getMessage)
+        assert(e.rule.exists(_.startsWith(b.rule)), e.getMessage)
+        assert(files(dir.toString).isEmpty, files(dir.toString))
+      }
+    }
+  }
+
   // The shape of SPARK-17981: a filter that declares NOT NULL a column its condition does not
   // test, so that the projection over it reads each null as a value.
   for ((order, extensions) <- Seq("planguard first" -> Seq(planguard, filterStrategy),

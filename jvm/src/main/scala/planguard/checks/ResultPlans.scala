@@ -52,9 +52,14 @@ object ResultPlans {
   /**
    * The physical counterpart of [[logical]]. None for a command that does not plan its query as
    * its child: a v1 fallback write (Delta's INSERT) runs it as a Dataset of its own, checked as a
-   * query of its own.
+   * query of its own. A write's query that adaptive execution plans on its own, below the write's
+   * node, is its own counterpart: planned from no write or, where a rule's copy lost the link,
+   * outputting columns, which a write's node does not.
    */
   def physical(plan: SparkPlan, logicalRoot: LogicalPlan): Option[SparkPlan] = logicalRoot match {
+    case w if writes(w) && w.children.size == 1 &&
+        plan.logicalLink.fold(plan.output.nonEmpty)(!writes(_)) =>
+      Some(plan)
     case w if writes(w) && w.children.size == 1 => plan.children match {
       case Seq(w: WriteFilesExec) => Some(w.child)
       case Seq(query) => Some(query)

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
-import org.apache.spark.sql.execution.command.ExplainCommand
+import org.apache.spark.sql.execution.command.{DataWritingCommandExec, ExplainCommand}
 import org.apache.spark.sql.execution.exchange.Exchange
 
 import planguard.checks.{Outputs, ResultPlans}
@@ -115,16 +115,25 @@ object PlannedQuery {
    * query stage being created, never a whole plan (a stage cut under a user's repartition even
    * keeps the repartition's logical link, as the whole plan does); with it off, a query that ends
    * in an exchange (`df.repartition(n)`) is prepared whole with the exchange at its root. A
-   * command outputs no attributes, so only its own prepared plan is taken for it.
+   * command outputs no attributes, so only its own prepared plan is taken for it; a write's, also
+   * as adaptive execution re-plans it from its re-optimized command, and, where its query has an
+   * adaptive plan of its own (InsertAdaptiveSparkPlan: a V1 write without planned writes, Hive's
+   * INSERT OVERWRITE DIRECTORY), that plan, re-planned or final, which outputs its query's
+   * attributes.
    */
   def whole(plan: SparkPlan, owner: Option[QueryExecution], outputs: Outputs, adaptive: Boolean)
       : Option[QueryExecution] = plan match {
     case _: Exchange if adaptive => None
     case _ => owner.filter { qe =>
       val plannedOutput = outputs(qe.sparkPlan)
-      if (plannedOutput.isEmpty) {
-        rootLink(plan).exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
-      } else sameOutput(plannedOutput, outputs(plan))
+      if (plannedOutput.nonEmpty) sameOutput(plannedOutput, outputs(plan))
+      else (plan, qe.sparkPlan) match {
+        case (p: DataWritingCommandExec, w: DataWritingCommandExec) =>
+          p.cmd.getClass == w.cmd.getClass
+        case (_, w: DataWritingCommandExec) if adaptive =>
+          ResultPlans.physical(w, w.cmd).exists(q => sameOutput(outputs(q), outputs(plan)))
+        case _ => rootLink(plan).exists(l => qe.sparkPlan.logicalLink.exists(_ eq l))
+      }
     }
   }
 
@@ -162,12 +171,20 @@ object PlannedQuery {
    * hands its child's rows on in another form: its query is its child's, so the link is looked
    * for below it. Without this, a query whose root is a transition had no planned query, and its
    * OPTIMIZER_SCHEMA, PLANNING_SCHEMA and UNIQUE_FIELD checks never ran.
+   *
+   * A write command's node loses its link where adaptive execution gives the command's query an
+   * adaptive plan of its own (InsertAdaptiveSparkPlan copies the node: a V1 write without planned
+   * writes, Hive's INSERT OVERWRITE DIRECTORY); it was planned from its command. Without this,
+   * such a write's query was never checked at analysis, optimization or planning.
    */
   def rootLink(plan: SparkPlan): Option[LogicalPlan] = plan.logicalLink.orElse {
-    plan.children match {
-      case Seq(child) if plan.output.corresponds(child.output)(_.exprId == _.exprId) =>
-        rootLink(child)
-      case _ => None
+    plan match {
+      case write: DataWritingCommandExec => Some(write.cmd)
+      case _ => plan.children match {
+        case Seq(child) if plan.output.corresponds(child.output)(_.exprId == _.exprId) =>
+          rootLink(child)
+        case _ => None
+      }
     }
   }
 

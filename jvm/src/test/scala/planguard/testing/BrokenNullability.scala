@@ -9,7 +9,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, ProjectExec, SparkPlan, SparkStrategy,
   UnaryExecNode}
-import org.apache.spark.sql.execution.datasources.LogicalRelation
+import org.apache.spark.sql.execution.command.DataWritingCommandExec
+import org.apache.spark.sql.execution.datasources.{LogicalRelation, WriteFilesExec}
 import org.apache.spark.sql.types.{ArrayType, StructType}
 
 // Deliberately broken rules that declare NOT NULL what holds nulls, or make a reference read
@@ -105,7 +106,10 @@ final case class NotNullFilterExec(condition: Expression, child: SparkPlan)
   override protected def withNewChildInternal(c: SparkPlan): NotNullFilterExec = copy(child = c)
 }
 
-/** A physical rule: the root projection's nullable columns declared NOT NULL. */
+/**
+ * A physical rule: the root projection's nullable columns declared NOT NULL. A write's query is
+ * its root: the rule looks through the write's nodes.
+ */
 object NotNullProject extends Rule[SparkPlan] {
   def claimed(list: Seq[NamedExpression]): Seq[NamedExpression] = list.map {
     case a: AttributeReference if a.nullable => a.withNullability(false)
@@ -116,6 +120,8 @@ object NotNullProject extends Rule[SparkPlan] {
   override def apply(plan: SparkPlan): SparkPlan = plan match {
     case p @ ProjectExec(list, _) if Broken.on(this) && list.exists(_.nullable) =>
       p.copy(projectList = claimed(list))
+    case w @ (_: DataWritingCommandExec | _: WriteFilesExec) =>
+      w.withNewChildren(w.children.map(apply))
     case other => other
   }
 }
