@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from pyspark.sql import functions as F
 
 from conftest import FULL
 from corpora import corpus
@@ -28,6 +29,7 @@ from pyspark.sql import SparkSession
 
 BROKEN = ["planguard.testing.DropFilterConjunctExtension",
           "planguard.testing.DuplicateKeysIgnoringJoinExtension",
+          "planguard.testing.DistinctIgnoringAggregationExtension",
           "planguard.testing.ReverseRangeSortExtension"]
 
 
@@ -79,6 +81,11 @@ def test_join(spark, broken):
     customers = spark.range(4).selectExpr("id AS customer", "id % 2 AS segment")
     left = customers.filter("customer >= 0")
     assert left.join(orders(spark), "customer").count() > 0
+
+
+@pytest.mark.parametrize("broken", ["DistinctIgnoringAggregation"], indirect=True)
+def test_distinct(spark, broken):
+    orders(spark).groupBy("customer").agg(F.countDistinct(F.col("order_id") % 3)).collect()
 
 
 @pytest.mark.parametrize("broken", ["ReverseRangeSort"], indirect=True)
@@ -146,6 +153,7 @@ def test_each_broken_rule_is_caught_naming_the_variant(runs, order):
     assert set(failed) == {"test_filter[DropFilterConjunct]",
                            "test_filter_written_by_writer_v2[DropFilterConjunct]",
                            "test_join[DuplicateKeysIgnoringJoin]",
+                           "test_distinct[DistinctIgnoringAggregation]",
                            "test_sort[ReverseRangeSort]"}, output[-5000:]
     assert all(m.startswith("planguard differential: this query's rows differ")
                for m in failed.values()), output[-5000:]
@@ -159,6 +167,9 @@ def test_each_broken_rule_is_caught_naming_the_variant(runs, order):
     assert "Variant: join 1 of 1 (Inner) hinted BROADCAST on its" in joined, joined
     assert ", planned as broadcast hash, the" in joined, joined
     assert "ShuffledHashJoin" in joined and "BroadcastHashJoin" in joined
+    distinct = failed["test_distinct[DistinctIgnoringAggregation]"]
+    assert "Variant: DISTINCT aggregates computed over a grouping of their own" in distinct, \
+        distinct
     sorted_ = failed["test_sort[ReverseRangeSort]"]
     assert "Variant: adaptive execution on" in sorted_, sorted_
     assert "the same rows in another order" in sorted_
@@ -213,6 +224,31 @@ def test_the_corpus_answers_the_same_under_every_plan(spark):
 def test_a_query_whose_rows_may_change_is_not_compared(spark, query, reason):
     with pytest.raises(ValueError, match=f"not compared: {reason}"):
         assert_same_answer(query(spark))
+
+
+def test_distinct_aggregates_are_computed_over_a_grouping_of_their_own(spark, tmp_path):
+    """Where every aggregate is DISTINCT over the same arguments, the variant runs, and Spark
+    agrees with it. (SPARK-49000's count(DISTINCT 1), which releases with the fix rewrite before
+    the variant could: corpora/spark_bugs.py on pyspark 3.5.0.)"""
+    from planguard._differential import variants
+
+    spark.range(0).selectExpr("CAST(id AS INT) AS c").write.parquet(str(tmp_path / "empty"))
+    empty = spark.read.parquet(str(tmp_path / "empty"))
+    rows = spark.range(30).selectExpr("id % 3 AS k", "IF(id % 4 = 0, NULL, id % 5) AS v")
+    queries = [empty.selectExpr("count(DISTINCT c)"),
+               rows.groupBy("k").agg(F.countDistinct("v"), F.sum_distinct("v"),
+                                     F.expr("avg(DISTINCT v)")),
+               rows.selectExpr("count(DISTINCT k, v)", "count(DISTINCT v, k)")]
+    for df in queries:
+        kinds = [v.kind for v in variants.of(spark, df._jdf.queryExecution())]
+        assert "distinct" in kinds, df
+        outcome = assert_same_answer(df, variants=["distinct"])
+        assert outcome.ran == 1, df
+    # Not where one aggregate is not DISTINCT, or another is DISTINCT over other arguments.
+    for df in [rows.groupBy("k").agg(F.countDistinct("v"), F.sum("v")),
+               rows.agg(F.countDistinct("v"), F.countDistinct("k"))]:
+        kinds = [v.kind for v in variants.of(spark, df._jdf.queryExecution())]
+        assert "distinct" not in kinds, df
 
 
 def test_an_ordered_limit_and_a_limit_of_one_row_are_compared(spark):

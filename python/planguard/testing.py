@@ -75,7 +75,7 @@ def assert_same_answer(df: "DataFrame", variants: Optional[Iterable[str]] = None
     ``abs_tol``.
 
     ``variants``: kinds of plans, among ``"codegen"``, ``"adaptive"``, ``"uncached"``,
-    ``"joins"`` and ``"rules"`` (default: all); ``max_variants``: at most so many run (0: all).
+    ``"distinct"``, ``"joins"`` and ``"rules"`` (default: all); ``max_variants``: at most so many run (0: all).
     The session needs planguard's jar (``planguard.configure``). Raises AssertionError with the
     query, each variant whose rows differ (the rule, when one is excluded), the rows and both
     plans; ValueError when the query's rows may change from run to run (rand, uuid, a limit over

@@ -3,13 +3,15 @@ for the length of one run: Spark must return the same rows under each.
 
 In the order they are tried (``--planguard-differential-max-variants`` cuts the tail):
 ``codegen``, whole-stage code generation flipped; ``adaptive``, adaptive execution flipped;
-``uncached``, the cached inputs computed instead of read; ``joins``, each join of the optimized
+``uncached``, the cached inputs computed instead of read; ``distinct``, each aggregation whose
+aggregates are all DISTINCT over the same arguments computed as a grouping by its keys and those
+arguments, then the aggregates without DISTINCT; ``joins``, each join of the optimized
 plan with each other strategy Spark's planner has, by hint; ``rules``, each optimizer rule that
 changed this query's plan excluded (``spark.sql.optimizer.excludedRules``), one at a time.
-The last three use planguard's jar (``planguard.differential`` on the JVM)."""
+The last four use planguard's jar (``planguard.differential`` on the JVM)."""
 from typing import NamedTuple
 
-KINDS = ("codegen", "adaptive", "uncached", "joins", "rules")
+KINDS = ("codegen", "adaptive", "uncached", "distinct", "joins", "rules")
 
 CODEGEN = "spark.sql.codegen.wholeStage"
 ADAPTIVE = "spark.sql.adaptive.enabled"
@@ -18,6 +20,7 @@ EXCLUDED_RULES = "spark.sql.optimizer.excludedRules"
 JOIN_HINT = "spark.planguard.differential.joinHint"
 JOIN_NUMBER = "spark.planguard.differential.joinNumber"
 UNCACHED = "spark.planguard.differential.uncached"
+DISTINCT_AS_GROUPS = "spark.planguard.differential.distinctAsGroups"
 
 # Each strategy hint Spark's planner takes, and the side it is on. A join's type or condition may
 # not allow it: Spark then plans the join otherwise, and the variant is named by what it planned
@@ -53,6 +56,9 @@ def of(spark, query, kinds=KINDS) -> list:
         found.append(_flipped(spark, "adaptive", ADAPTIVE, "adaptive execution"))
     if "uncached" in kinds and jvm.PlanVariants.readsCache(optimized):
         found.append(Variant("uncached", "cached inputs computed, not read", {UNCACHED: "true"}))
+    if "distinct" in kinds and jvm.PlanVariants.groupsDistinct(optimized):
+        found.append(Variant("distinct", "DISTINCT aggregates computed over a grouping of their "
+                             "own", {DISTINCT_AS_GROUPS: "true"}))
     if "joins" in kinds:
         joins = [t for t in jvm.PlanVariants.joinTypes(optimized).split(",") if t]
         for n, join_type in enumerate(joins):

@@ -60,6 +60,8 @@ object PlanGuardConf {
   private val JoinHint = key("spark.planguard.differential.joinHint")(identity)
   private val JoinNumber = key("spark.planguard.differential.joinNumber")(_.toInt)
   private val Uncached = key("spark.planguard.differential.uncached")(_ == "true")
+  private val DistinctAsGroups =
+    key("spark.planguard.differential.distinctAsGroups")(_ == "true")
   private val checkKeys: Map[Invariant, ConfKey[Level]] = Invariant.all.map { i =>
     i -> new ConfKey(s"${Prefix}check.${i.id}", entry(CheckPattern), Level.fromString)
   }.toMap
@@ -67,7 +69,8 @@ object PlanGuardConf {
   private[conf] def mode(conf: SQLConf): Level = Mode.read(conf)
   /** Every key planguard reads, by name. */
   private val keys: Map[String, ConfKey[_]] = (Seq(Enabled, Mode, InternalErrors, Naming,
-    BatchScope, BatchEvery, Planner, AdaptivePartial, ProbeRows, SkipRatio, JoinHint, JoinNumber, Uncached) ++ checkKeys.values)
+    BatchScope, BatchEvery, Planner, AdaptivePartial, ProbeRows, SkipRatio, JoinHint, JoinNumber, Uncached,
+    DistinctAsGroups) ++ checkKeys.values)
     .map(k => k.key -> k).toMap
 
   private lazy val registered: Unit = keys.values.foreach(_.register())
@@ -111,6 +114,9 @@ object PlanGuardConf {
 
   /** True when the differential mode computes cached inputs instead of reading them. */
   def differentialUncached(conf: SQLConf): Boolean = Uncached.read(conf)
+
+  /** True when the differential mode computes distinct aggregates over a grouping of their own. */
+  def differentialDistinctAsGroups(conf: SQLConf): Boolean = DistinctAsGroups.read(conf)
 
   /** True when planguard's own unexpected exceptions must fail the query. */
   def failOnInternalError(conf: SQLConf): Boolean = InternalErrors.read(conf)

@@ -1,10 +1,12 @@
 package planguard.differential
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression,
+  AggregateFunction}
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildSide}
-import org.apache.spark.sql.catalyst.plans.logical.{BROADCAST, HintInfo, Join, JoinHint,
-  JoinStrategyHint, LogicalPlan, Project, SHUFFLE_HASH, SHUFFLE_MERGE}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, BROADCAST, HintInfo, Join,
+  JoinHint, JoinStrategyHint, LogicalPlan, Project, SHUFFLE_HASH, SHUFFLE_MERGE}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
@@ -25,7 +27,12 @@ import planguard.conf.PlanGuardConf
  *    gets that strategy hint on that side, its other hints dropped; Spark's planner takes it
  *    where the join allows it;
  *  - `spark.planguard.differential.uncached` = `true`: each cached input (`InMemoryRelation`) is
- *    replaced by the optimized plan it caches, so that its rows are computed, not read.
+ *    replaced by the optimized plan it caches, so that its rows are computed, not read;
+ *  - `spark.planguard.differential.distinctAsGroups` = `true`: each aggregation whose aggregates
+ *    are all DISTINCT over the same arguments (`count(DISTINCT x)`, which Spark plans with the
+ *    distinct aggregation's own phases, or leaves to RewriteDistinctAggregates) is computed as
+ *    two: a grouping by its keys and those arguments, which removes the duplicates, then the
+ *    aggregates without DISTINCT over it.
  */
 object PlanVariants extends Rule[LogicalPlan] {
   /** Each value of `joinHint` but `none`: the strategy, and whether it is on the left side. */
@@ -76,9 +83,15 @@ object PlanVariants extends Rule[LogicalPlan] {
   /** Whether the optimized plan reads a cached input. */
   def readsCache(plan: LogicalPlan): Boolean = plan.find(_.isInstanceOf[InMemoryRelation]).isDefined
 
+  /** Whether the optimized plan has an aggregation that `distinctAsGroups` computes as two. */
+  def groupsDistinct(plan: LogicalPlan): Boolean =
+    plan.find { case a: Aggregate => distinctArguments(a).isDefined; case _ => false }.isDefined
+
   override def apply(plan: LogicalPlan): LogicalPlan = {
     val conf = SQLConf.get
-    val read = if (PlanGuardConf.differentialUncached(conf)) uncached(plan) else plan
+    val computed = if (PlanGuardConf.differentialUncached(conf)) uncached(plan) else plan
+    val read = if (PlanGuardConf.differentialDistinctAsGroups(conf)) asGroups(computed)
+      else computed
     PlanGuardConf.differentialJoin(conf).fold(read) { case (number, hint) =>
       val (strategy, left) = hints(hint)
       hinted(read, number - 1, strategy, left)
@@ -94,6 +107,42 @@ object PlanVariants extends Rule[LogicalPlan] {
       case j: Join =>
         seen += 1
         if (seen == n && j.hint != wanted) j.copy(hint = wanted) else j
+    }
+  }
+
+  private def asGroups(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case a: Aggregate if distinctArguments(a).isDefined =>
+      val arguments = distinctArguments(a).get
+      val aliases = arguments.map(Alias(_, "distinct")())
+      val grouped = Aggregate(a.groupingExpressions ++ arguments,
+        a.groupingExpressions.map(_.asInstanceOf[Attribute]) ++ aliases, a.child)
+      val read = arguments.map(_.canonicalized).zip(aliases.map(_.toAttribute)).toMap
+      a.copy(aggregateExpressions = a.aggregateExpressions.map(_.transformDown {
+        case f: AggregateExpression => f.copy(isDistinct = false,
+          aggregateFunction = f.aggregateFunction.mapChildren(c =>
+            read.getOrElse(c.canonicalized, c)).asInstanceOf[AggregateFunction])
+      }.asInstanceOf[NamedExpression]), child = grouped)
+  }
+
+  /**
+   * The arguments of an aggregation's aggregates where they are all DISTINCT over the same
+   * arguments, without FILTER, grouped by columns: the arguments that are not constant, or all
+   * where all are (`count(DISTINCT 1)`).
+   */
+  private def distinctArguments(a: Aggregate): Option[Seq[Expression]] = {
+    val functions = a.aggregateExpressions.flatMap(_.collect { case f: AggregateExpression => f })
+    def arguments(f: AggregateExpression): Seq[Expression] = {
+      val children = f.aggregateFunction.children
+      if (children.forall(_.foldable)) children else children.filterNot(_.foldable)
+    }
+    val distinct = functions.nonEmpty && a.groupingExpressions.forall(_.isInstanceOf[Attribute]) &&
+      functions.forall(f => f.isDistinct && f.filter.isEmpty)
+    if (!distinct) None
+    else {
+      val first = arguments(functions.head)
+      val same = functions.forall(f => arguments(f).map(_.canonicalized).toSet ==
+        first.map(_.canonicalized).toSet)
+      if (same && first.nonEmpty) Some(first) else None
     }
   }
 

@@ -3,7 +3,7 @@ package planguard.testing
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Ascending, Attribute, Descending,
   EqualTo, Expression, LessThan, NamedExpression, SortOrder}
-import org.apache.spark.sql.catalyst.expressions.aggregate.First
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First}
 import org.apache.spark.sql.catalyst.optimizer.BuildRight
 import org.apache.spark.sql.catalyst.plans.Inner
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Join, JoinHint, LogicalPlan}
@@ -53,6 +53,24 @@ object DuplicateKeysIgnoringJoin extends SparkStrategy {
 }
 
 /**
+ * A planner strategy that plans an aggregation whose aggregates are all DISTINCT as if none were:
+ * the duplicates are counted (the shape of a distinct aggregation's phases gone wrong).
+ */
+object DistinctIgnoringAggregation extends SparkStrategy {
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case a: Aggregate if Switch.on(this) && functions(a).nonEmpty &&
+        functions(a).forall(_.isDistinct) =>
+      planLater(a.copy(aggregateExpressions = a.aggregateExpressions.map(_.transform {
+        case f: AggregateExpression => f.copy(isDistinct = false)
+      }.asInstanceOf[NamedExpression]))) :: Nil
+    case _ => Nil
+  }
+
+  private def functions(a: Aggregate): Seq[AggregateExpression] =
+    a.aggregateExpressions.flatMap(_.collect { case f: AggregateExpression => f })
+}
+
+/**
  * A sort that declares the order it is given and sorts the other way: what ReverseRangeSort puts
  * in place of a global sort over a range shuffle (the plan of an ORDER BY without adaptive
  * execution; with it, the sort reads a query stage and is left alone).
@@ -86,6 +104,11 @@ class DropFilterConjunctExtension extends (SparkSessionExtensions => Unit) {
 class DuplicateKeysIgnoringJoinExtension extends (SparkSessionExtensions => Unit) {
   override def apply(e: SparkSessionExtensions): Unit =
     e.injectPlannerStrategy(_ => DuplicateKeysIgnoringJoin)
+}
+
+class DistinctIgnoringAggregationExtension extends (SparkSessionExtensions => Unit) {
+  override def apply(e: SparkSessionExtensions): Unit =
+    e.injectPlannerStrategy(_ => DistinctIgnoringAggregation)
 }
 
 class ReverseRangeSortExtension extends ColumnarExtension(ReverseRangeSort)
