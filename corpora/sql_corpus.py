@@ -13,7 +13,9 @@ its own process (its own JVM):
 - planner (with --planner): the same, with planguard's planner listed (`configure(planner=True)`);
 - partial (with --adaptive-partial): the planner, its partial aggregates adaptive and made to give
   up after their first row (spark.planguard.planner.partialAggregation.probeRows=1, skipRatio=0),
-  so that every one that qualifies passes its rows through;
+  so that every one that qualifies passes its rows through, and every aggregation over a join
+  aggregated eagerly below it wherever that is sound (spark.planguard.planner.eagerAggregation=
+  always);
 - prepared (with --prepared): planguard, each query's plan prepared before its rows are collected,
   outside any SQL execution, as `explain`, `df.cache` and `df.rdd` prepare it (planguard finds the
   query by other means there: docs/architecture.md);
@@ -64,6 +66,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 GIVE_UP_AT_ONCE = {"spark.planguard.planner.partialAggregation.adaptive": "true",
                    "spark.planguard.planner.partialAggregation.probeRows": "1",
                    "spark.planguard.planner.partialAggregation.skipRatio": "0"}
+# ... and every aggregation over a join aggregated eagerly below it, wherever that is sound.
+EAGER_WHEREVER_SOUND = {"spark.planguard.planner.eagerAggregation": "always"}
 CACHE = ROOT / ".cache" / "corpus-sql"
 # The Spark release whose SQL test inputs are the corpus: --spark-tests, which the workers inherit.
 SPARK_TESTS = "PLANGUARD_CORPUS_SPARK"
@@ -369,7 +373,7 @@ def build_session(kind: str, aqe: bool, warehouse: pathlib.Path):
         planguard.configure(builder, mode="fail", internalErrors="fail",
                             planner=kind in ("planner", "partial"))
     if kind == "partial":
-        for key, value in GIVE_UP_AT_ONCE.items():
+        for key, value in {**GIVE_UP_AT_ONCE, **EAGER_WHEREVER_SOUND}.items():
             builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("OFF")
@@ -833,7 +837,7 @@ def main(argv=None):
                         help="also run planguard with its planner (configure(planner=True))")
     parser.add_argument("--adaptive-partial", action="store_true",
                         help="also run planguard's planner with every adaptive partial aggregate "
-                             "giving up after its first row")
+                             "giving up after its first row and eager aggregation wherever sound")
     parser.add_argument("--prepared", action="store_true",
                         help="also run planguard preparing each statement's plan before "
                              "collecting it, outside any SQL execution (as explain does)")

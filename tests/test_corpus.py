@@ -17,7 +17,7 @@ import pytest
 import planguard
 from conftest import FULL, ROOT
 from corpora import corpus
-from corpora.sql_corpus import GIVE_UP_AT_ONCE
+from corpora.sql_corpus import EAGER_WHEREVER_SOUND, GIVE_UP_AT_ONCE
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,8 @@ def test_corpus_has_every_query():
 
 
 # (adaptive execution, planguard's planner, its adaptive partial aggregates giving up after their
-# first row: corpora.sql_corpus.GIVE_UP_AT_ONCE): CI runs three settings, `dev/test full` all six.
+# first row and eager aggregation wherever sound: corpora.sql_corpus.GIVE_UP_AT_ONCE and
+# EAGER_WHEREVER_SOUND): CI runs three settings, `dev/test full` all six.
 SETTINGS = [pytest.param("true", "true", False, id="adaptive-planguard-planner"),
             pytest.param("false", "false", False, id="not-adaptive-spark-planner"),
             pytest.param("false", "true", True, id="not-adaptive-planner-partial-giving-up")] + ([
@@ -54,7 +55,7 @@ SETTINGS = [pytest.param("true", "true", False, id="adaptive-planguard-planner")
 def test_corpus_passes_with_the_same_rows(spark, baseline, conf, aqe, planner, partial):
     conf("spark.sql.adaptive.enabled", aqe)
     conf("spark.planguard.planner.enabled", planner)
-    for key, value in (GIVE_UP_AT_ONCE.items() if partial else ()):
+    for key, value in ({**GIVE_UP_AT_ONCE, **EAGER_WHEREVER_SOUND}.items() if partial else ()):
         conf(key, value)
     before = planguard.violation_count(spark)
     got = corpus.results(spark, sample=not FULL)

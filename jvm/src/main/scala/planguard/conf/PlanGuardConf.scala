@@ -57,6 +57,9 @@ object PlanGuardConf {
     key("spark.planguard.planner.partialAggregation.adaptive")(_ == "true")
   private val ProbeRows = key("spark.planguard.planner.partialAggregation.probeRows")(_.toInt)
   private val SkipRatio = key("spark.planguard.planner.partialAggregation.skipRatio")(_.toDouble)
+  private val Eager = key("spark.planguard.planner.eagerAggregation")(identity)
+  private val EagerRatio =
+    key("spark.planguard.planner.eagerAggregation.maxGroupRatio")(_.toDouble)
   private val JoinHint = key("spark.planguard.differential.joinHint")(identity)
   private val JoinNumber = key("spark.planguard.differential.joinNumber")(_.toInt)
   private val Uncached = key("spark.planguard.differential.uncached")(_ == "true")
@@ -69,7 +72,8 @@ object PlanGuardConf {
   private[conf] def mode(conf: SQLConf): Level = Mode.read(conf)
   /** Every key planguard reads, by name. */
   private val keys: Map[String, ConfKey[_]] = (Seq(Enabled, Mode, InternalErrors, Naming,
-    BatchScope, BatchEvery, Planner, AdaptivePartial, ProbeRows, SkipRatio, JoinHint, JoinNumber, Uncached,
+    BatchScope, BatchEvery, Planner, AdaptivePartial, ProbeRows, SkipRatio, Eager, EagerRatio,
+    JoinHint, JoinNumber, Uncached,
     DistinctAsGroups) ++ checkKeys.values)
     .map(k => k.key -> k).toMap
 
@@ -104,6 +108,12 @@ object PlanGuardConf {
 
   /** The distinct keys per probed row above which an adaptive partial aggregate gives up. */
   def partialAggregationSkipRatio(conf: SQLConf): Double = SkipRatio.read(conf)
+
+  /** Eager aggregation: `off`, `on` (where it pays) or `always` (wherever sound). */
+  def eagerAggregation(conf: SQLConf): String = Eager.read(conf)
+
+  /** The estimated partial groups per row above which eager aggregation does not push. */
+  def eagerAggregationMaxGroupRatio(conf: SQLConf): Double = EagerRatio.read(conf)
 
   /**
    * The differential mode's join variant: the join's number (1 for the first, pre-order) and the

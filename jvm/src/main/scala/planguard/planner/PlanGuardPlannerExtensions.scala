@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory
 import planguard.AppliedOnce
 import planguard.conf.PlanGuardConf
 import planguard.install.{BuiltFor, ExtensionClasses}
+import planguard.planner.eager.EagerAggregation
 import planguard.shims.ExtensionPoints
 
 /**
@@ -28,6 +29,9 @@ class PlanGuardPlannerExtensions extends SparkSessionExtensionsProvider {
       // Hints batch; on 3.5, Resolution) and carried on the query's joins and aggregations to the
       // planner.
       ExtensionPoints.injectHintRule(extensions, session => PartitionsHint(session))
+      // Eager aggregation rewrites the optimized plan (pre-CBO, where statistics are known and
+      // the operator optimizations are done); off unless planner.eagerAggregation says.
+      extensions.injectPreCBORule(session => EagerAggregation(session))
       // Injected strategies come before Spark's own, at initial planning and at every adaptive
       // re-planning: where the planner plans aggregations and joins with their exchanges; it
       // returns nothing, leaving Spark's strategies to plan, otherwise. Once adaptive execution
