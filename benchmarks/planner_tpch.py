@@ -7,11 +7,16 @@ mean <= 1.00, no query above 1.05. See benchmarks/planning_overhead.py for the m
 column says whether the planner prepared the very plan Spark prepares (adaptive execution on and
 off): where it did, a ratio away from 1 is this machine's noise.
 
+With --eager on or always the planner's side also aggregates eagerly below joins
+(spark.planguard.planner.eagerAggregation; the tables here are temporary views without column
+statistics, so `on` pushes nothing and `always` pushes wherever sound), and the last column says
+whether it pushed an aggregation in that query.
+
 The data is TPC-H at --scale (default 1), generated once with DuckDB's tpch extension into
 .cache/tpch-sf<scale>/ (Parquet), the queries transpiled to Spark SQL with sqlglot.
 
     python -m benchmarks.planner_tpch [--scale SF] [--repetitions N] [--only q01,q06]
-        [--shuffle-partitions P] [--driver-memory 6g]
+        [--shuffle-partitions P] [--driver-memory 6g] [--eager off|on|always]
 """
 import argparse
 import glob
@@ -32,6 +37,7 @@ from benchmarks.planning_overhead import TESTS_JAR, geomean, median_ms, paired_r
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 PLANNER = "spark.planguard.planner.enabled"
+EAGER = "spark.planguard.planner.eagerAggregation"
 
 
 def generate(scale: float) -> pathlib.Path:
@@ -87,6 +93,15 @@ def same_plan(spark, sql: str) -> bool:
     return all(plans[aqe, "true"] == plans[aqe, "false"] for aqe in ("false", "true"))
 
 
+def eagerly_aggregated(spark, sql: str) -> bool:
+    """True when the planner's side aggregates part of the query below a join (the partial
+    results' columns EagerAggregation names)."""
+    spark.conf.set(PLANNER, "true")
+    text = spark.sql(sql)._jdf.queryExecution().optimizedPlan().toString()
+    spark.conf.unset(PLANNER)
+    return re.search(r"\bpartial_(sum|count|min|max|avg_sum)#", text) is not None
+
+
 def measure(spark, timer, sql: str, repetitions: int):
     """Interleaved timings: (planner on, planner off), each a list of per-repetition timings."""
     times = {"true": [], "false": []}
@@ -105,9 +120,11 @@ def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated query names (q01,q06)")
     parser.add_argument("--shuffle-partitions", type=int, default=8)
     parser.add_argument("--driver-memory", default="6g")
+    parser.add_argument("--eager", choices=["off", "on", "always"], default="off")
     args = parser.parse_args()
     data = generate(args.scale)
     spark = session(args.shuffle_partitions, args.driver_memory)
+    spark.conf.set(EAGER, args.eager)
     for path in sorted(data.glob("*.parquet")):
         spark.read.parquet(str(path)).createOrReplaceTempView(path.stem)
     queries = json.loads((data / "queries.json").read_text())
@@ -118,16 +135,17 @@ def main() -> int:
           f"{platform.python_version()}, Spark {spark.version}, local[2]; TPC-H SF {args.scale:g}, "
           f"spark.sql.shuffle.partitions={args.shuffle_partitions}, adaptive execution "
           f"{spark.conf.get('spark.sql.adaptive.enabled')}; {args.repetitions} interleaved runs "
-          f"per query\n")
-    print(f"{'query':8} {'planner ms':>11} {'Spark ms':>9} {'ratio':>7}  same plan")
+          f"per query; eager aggregation {args.eager}\n")
+    print(f"{'query':8} {'planner ms':>11} {'Spark ms':>9} {'ratio':>7}  same plan  eager")
     ratios, same = [], []
     for name, sql in queries.items():
         same.append(same_plan(spark, sql))
+        eager = eagerly_aggregated(spark, sql)
         measure(spark, timing.run, sql, 1)  # warm-up
         on, off = measure(spark, timing.run, sql, args.repetitions)
         ratios.append(paired_ratio(on, off, 0))
         print(f"{name:8} {median_ms(on, 0):11.1f} {median_ms(off, 0):9.1f} {ratios[-1]:7.3f}  "
-              f"{'yes' if same[-1] else 'no'}", flush=True)
+              f"{'yes' if same[-1] else 'no':9}  {'pushed' if eager else '-'}", flush=True)
     if ratios:
         mean = geomean(ratios)
         print(f"\nend to end geometric mean ratio: {mean:.3f} over {len(ratios)} queries; "
