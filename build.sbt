@@ -107,6 +107,9 @@ lazy val planguard = (project in file("."))
     Test / fork := true,
     Test / parallelExecution := false,
     Test / javaOptions ++= sparkJavaModuleOptions ++ Seq("-Xmx3g", "-Dspark.ui.enabled=false"),
+    // The suites' tier (SparkSessions.legalAdaptiveModes): dev/test-lines passes `smoke` in CI.
+    Test / javaOptions ++=
+      sys.props.get("planguard.tests.tier").map(tier => s"-Dplanguard.tests.tier=$tier"),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"))
 
 // `planguard demo`'s deliberately broken optimizer rule, in a jar of its own that the wheel

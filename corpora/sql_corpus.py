@@ -753,16 +753,15 @@ def worker(kind: str, aqe: bool, pattern: str, limit, output: pathlib.Path,
 
 
 def planned_runs(pattern: str, limit, aqe_settings, planner: bool, out: pathlib.Path,
-                 prepared: bool = False, partial: bool = False) -> dict:
+                 prepared=(), partial: bool = False) -> dict:
     """{(kind, setting): (aqe, output path)}: a baseline (cached) and planguard's runs per AQE
-    setting."""
-    kinds = ["planguard"] + (["planner"] if planner else []) + (["partial"] if partial else []) \
-        + (["prepared"] if prepared else [])
+    setting; the prepared run at the AQE settings `prepared` names."""
+    kinds = ["planguard"] + (["planner"] if planner else []) + (["partial"] if partial else [])
     runs = {}
     for aqe in aqe_settings:
         setting = "aqe-on" if aqe else "aqe-off"
         runs[("baseline", setting)] = (aqe, baseline_path(aqe, pattern, limit))
-        for kind in kinds:
+        for kind in kinds + (["prepared"] if aqe in prepared else []):
             runs[(kind, setting)] = (aqe, out / f"{kind}-{setting}.jsonl")
     return runs
 
@@ -811,9 +810,10 @@ def compared_runs(runs: dict) -> dict:
 
 def measure(pattern: str = "*", limit=None, aqe_settings=(True, False), planner: bool = False,
             out: pathlib.Path = CACHE / "runs", jobs: int = 2, resume: bool = False,
-            prepared: bool = False, partial: bool = False) -> dict:
-    """Runs the baseline (cached) and planguard runs and compares them: {run name: comparison},
-    each with the wall time of the run and of its baseline ('seconds', None when cached)."""
+            prepared=(), partial: bool = False) -> dict:
+    """Runs the baseline (cached) and planguard runs (`prepared`: the AQE settings of the
+    prepared run) and compares them: {run name: comparison}, each with the wall time of the run
+    and of its baseline ('seconds', None when cached)."""
     corpus_jar()
     extracted()
     runs = planned_runs(pattern, limit, aqe_settings, planner, out, prepared, partial)
@@ -869,12 +869,13 @@ def main(argv=None):
                    args.resume)
         return
     settings_ = {"on": (True,), "off": (False,), "both": (True, False)}[args.aqe]
+    prepared = settings_ if args.prepared else ()
     if args.compare_only:
         results = compared_runs(planned_runs(args.files, args.limit, settings_, args.planner,
-                                             args.out, args.prepared, args.adaptive_partial))
+                                             args.out, prepared, args.adaptive_partial))
     else:
         results = measure(args.files, args.limit, settings_, args.planner, args.out, args.jobs,
-                          args.resume, args.prepared, args.adaptive_partial)
+                          args.resume, prepared, args.adaptive_partial)
     text = report(results)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "summary.md").write_text(text + "\n")

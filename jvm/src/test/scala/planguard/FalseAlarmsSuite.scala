@@ -107,7 +107,7 @@ class FalseAlarmsSuite extends SparkSessions {
     spark
   }
 
-  for (adaptive <- adaptiveModes) {
+  for (adaptive <- legalAdaptiveModes) {
     test(s"valid statements pass, rows as without planguard (adaptive=$adaptive)") {
       val warehouse = Files.createTempDirectory("planguard-false-alarms")
       val confs = Seq("spark.sql.warehouse.dir" -> warehouse.toString,

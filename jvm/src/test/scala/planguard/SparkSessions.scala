@@ -21,6 +21,12 @@ trait SparkSessions extends AnyFunSuite with BeforeAndAfterAll {
 
   val adaptiveModes: Seq[Boolean] = Seq(true, false)
 
+  /** The settings of adaptive execution the long runs of legal statements take: both, but on
+   *  alone in the smoke tier (`-Dplanguard.tests.tier=smoke`: dev/test-lines in CI, on the lines
+   *  beside the default one, whose suites have run both). */
+  val legalAdaptiveModes: Seq[Boolean] =
+    if (sys.props.get("planguard.tests.tier").contains("smoke")) Seq(true) else adaptiveModes
+
   def newSession(extensions: Seq[Extension], confs: (String, String)*): SparkSession = {
     val builder = SparkSession.builder()
       .master("local[2]")
