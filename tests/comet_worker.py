@@ -179,7 +179,7 @@ def main(config_path: str, out_path: str) -> None:
         results["extensions"] = spark.sparkContext.getConf().get("spark.sql.extensions")
         for path in sorted(pathlib.Path(config["data"]).glob("*.parquet")):
             spark.read.parquet(str(path)).createOrReplaceTempView(path.stem)
-        for adaptive in ("true", "false"):
+        for adaptive in config.get("adaptive", ("true", "false")):
             spark.conf.set("spark.sql.adaptive.enabled", adaptive)
             key = "aqe-on" if adaptive == "true" else "aqe-off"
             results[key] = run_queries(spark, config["queries"], guarded)

@@ -21,11 +21,13 @@ trait SparkSessions extends AnyFunSuite with BeforeAndAfterAll {
 
   val adaptiveModes: Seq[Boolean] = Seq(true, false)
 
+  /** The smoke tier (`-Dplanguard.tests.tier=smoke`): dev/test-lines in CI, on the lines beside
+   *  the default one, whose suites run every setting. */
+  val smokeTier: Boolean = sys.props.get("planguard.tests.tier").contains("smoke")
+
   /** The settings of adaptive execution the long runs of legal statements take: both, but on
-   *  alone in the smoke tier (`-Dplanguard.tests.tier=smoke`: dev/test-lines in CI, on the lines
-   *  beside the default one, whose suites have run both). */
-  val legalAdaptiveModes: Seq[Boolean] =
-    if (sys.props.get("planguard.tests.tier").contains("smoke")) Seq(true) else adaptiveModes
+   *  alone in the smoke tier. */
+  val legalAdaptiveModes: Seq[Boolean] = if (smokeTier) Seq(true) else adaptiveModes
 
   def newSession(extensions: Seq[Extension], confs: (String, String)*): SparkSession = {
     val builder = SparkSession.builder()
