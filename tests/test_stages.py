@@ -284,3 +284,20 @@ def test_an_adaptive_partial_aggregate_is_in_its_stage_and_says_what_it_did(spar
     assert "AdaptivePartialAggregate" in text
     metrics = spark._jvm.planguard.testing.PlanMetrics.named(df._jdf, "rows passed through")
     assert metrics == 4000 - 2 * 100, metrics
+
+
+def test_an_eager_aggregation_says_in_its_stage_what_was_pushed_and_why(spark, adaptive, conf,
+                                                                         no_jobs):
+    """planguard's planner with eager aggregation: the aggregates computed below the join say
+    which functions were pushed, to which side and why."""
+    conf("spark.planguard.planner.enabled", "true")
+    conf("spark.planguard.planner.eagerAggregation", "always")
+    facts = spark.range(40).selectExpr("id % 4 AS k", "id AS v")
+    dims = spark.range(8).selectExpr("id % 4 AS k2", "id % 2 AS h")
+    df = facts.join(dims, F.col("k") == F.col("k2")).groupBy("h").agg(F.sum("v"))
+    pushed = [op.args for stage in planguard.stages(df) for op in stage.operators.walk()
+              if "eager aggregation" in op.args]
+    assert pushed and all(args.endswith(
+        " (eager aggregation: sum(v) computed below the INNER join on its left side, grouped by "
+        "k: spark.planguard.planner.eagerAggregation is always (wherever sound))")
+        for args in pushed), pushed

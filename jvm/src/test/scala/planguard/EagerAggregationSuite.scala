@@ -4,6 +4,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan}
 
 import planguard.planner.PlanGuardPlannerExtensions
+import planguard.planner.eager.EagerAggregationReason
 import planguard.report.ViolationLog
 
 /**
@@ -108,6 +109,13 @@ class EagerAggregationSuite extends SparkSessions {
     Seq("facts", "dims").foreach(t =>
       eager.sql(s"ANALYZE TABLE $t COMPUTE STATISTICS FOR ALL COLUMNS"))
     assert(pushed(eager.sql(q).queryExecution.optimizedPlan))
+    // What was pushed and why, as EXPLAIN and the stage picture say it: on the aggregates
+    // planned from the pushed aggregation.
+    val Seq(reason) = EagerAggregationReason.in(eager.sql(q).queryExecution.executedPlan)
+    assert(reason.matches("sum\\(v\\) computed below the INNER join on its left side, " +
+      "grouped by k: statistics estimate \\d+ groups in 20000 rows \\(at most 0.5 of them\\), " +
+      "the other side is not broadcast \\(estimated \\d+ bytes\\), and the join key k is not " +
+      "grouped by"), reason)
     // The join key grouped by; the other side broadcast; groups not fewer than half the rows.
     assert(!pushed(eager.sql("SELECT f.k, sum(f.v) FROM facts f JOIN dims d ON f.k = d.k " +
       "GROUP BY f.k").queryExecution.optimizedPlan))

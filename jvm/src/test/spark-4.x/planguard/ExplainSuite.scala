@@ -4,6 +4,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.ExtendedMode
 
 import planguard.explain.PlanGuardExplain
+import planguard.planner.PlanGuardPlannerExtensions
 import planguard.testing._
 
 /** EXPLAIN shows planguard's findings (explain.PlanGuardExplain, Spark 4.x lines). */
@@ -63,6 +64,27 @@ class ExplainSuite extends SparkSessions {
           provider)
         assert(section(extended(projectedQueries(spark).head)) == PlanGuardExplain.NotChecked)
       }
+    }
+  }
+
+  for (adaptive <- adaptiveModes) {
+    test(s"EXPLAIN says which aggregation the planner pushed below a join, and why " +
+      s"(adaptive=$adaptive)") {
+      val spark = session(Seq(planguard, new PlanGuardPlannerExtensions), adaptive,
+        warn, provider, "spark.planguard.planner.enabled" -> "true",
+        "spark.planguard.planner.eagerAggregation" -> "always")
+      val query = "SELECT r.h, sum(l.v), count(*) FROM (SELECT id % 4 AS k, id AS v FROM " +
+        "range(20)) AS l JOIN (SELECT id % 4 AS k, id % 2 AS h FROM range(8)) AS r ON l.k = r.k " +
+        "GROUP BY r.h"
+      val found = section(explainStatement(spark, query)).split("\n").toSeq
+      assert(found.head == PlanGuardExplain.AllHold, found)
+      assert(found.filter(_.startsWith(PlanGuardExplain.Eager)) == Seq(PlanGuardExplain.Eager +
+        "sum(v), count(1) computed below the INNER join on its left side, grouped by k: " +
+        "spark.planguard.planner.eagerAggregation is always (wherever sound)"), found)
+      val plain = session(Seq(planguard, new PlanGuardPlannerExtensions), adaptive,
+        warn, provider, "spark.planguard.planner.enabled" -> "true",
+        "spark.planguard.planner.eagerAggregation" -> "off")
+      assert(!section(explainStatement(plain, query)).contains(PlanGuardExplain.Eager))
     }
   }
 

@@ -5,6 +5,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 
 import planguard.errors.InvariantViolation
+import planguard.planner.eager.EagerAggregationReason
 import planguard.query.PlannedQuery
 import planguard.contract.ViolationRecord
 import planguard.report.Findings
@@ -14,7 +15,8 @@ import planguard.report.Findings
  * ExtendedExplainGenerator; Spark 3.5 has none, and its jar no such class): the violations
  * planguard found in the explained query, as its checks kept them on the query (Findings), or
  * one line saying that all invariants hold; for an adaptive plan not run yet, a line saying that
- * its stages are checked as they run. Spark also shows the section in the UI's SQL tab.
+ * its stages are checked as they run; then each aggregation planguard's planner computed below a
+ * join (eager aggregation), and why. Spark also shows the section in the UI's SQL tab.
  */
 final class PlanGuardExplain extends ExtendedExplainGenerator {
 
@@ -30,7 +32,9 @@ final class PlanGuardExplain extends ExtendedExplainGenerator {
             Seq(PlanGuardExplain.NotRun)
           case _ => Nil
         }
-        ((if (lines.isEmpty) Seq(PlanGuardExplain.AllHold) else lines) ++ notRun).mkString("\n")
+        val pushed = EagerAggregationReason.in(plan).map(PlanGuardExplain.Eager + _)
+        ((if (lines.isEmpty) Seq(PlanGuardExplain.AllHold) else lines) ++ notRun ++ pushed)
+          .mkString("\n")
     }
 }
 
@@ -39,6 +43,7 @@ object PlanGuardExplain {
   val NotChecked = "not checked: planguard is not installed in this session, is disabled " +
     "(spark.planguard.enabled=false), or every invariant is off"
   val NotRun = "(so far: adaptive execution checks the plans of its stages as it runs them)"
+  val Eager = "planner: eager aggregation: "
 
   /** One finding: the invariant, where and at what level, the rule, what differs. */
   private def text(r: ViolationRecord): String =

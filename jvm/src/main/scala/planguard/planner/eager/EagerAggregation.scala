@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.{Inner, LeftAnti, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.util.toPrettySQL
 
 import planguard.conf.PlanGuardConf
 
@@ -27,21 +28,37 @@ final case class EagerAggregation(session: SparkSession) extends Rule[LogicalPla
     val mode = PlanGuardConf.eagerAggregation(conf)
     if (mode == "off" || !PlanGuardConf.plannerEnabled(conf) || plan.isStreaming) plan
     else plan.transformUp {
-      case a: Aggregate => EagerAggregation.pushed(a)
-        .filter(p => mode == "always" || EagerAggregationGate.pays(p, conf))
-        .fold[LogicalPlan](a)(_.plan)
+      case a: Aggregate => EagerAggregation.pushed(a).flatMap { p =>
+        val why = if (mode == "always") Some(EagerAggregation.Always)
+          else EagerAggregationGate.why(p, conf)
+        why.map { reason =>
+          EagerAggregationReason.mark(p.partial, s"${p.what}: $reason")
+          p.plan
+        }
+      }.getOrElse(a)
     }
   }
 }
 
 object EagerAggregation {
+  val Always = "spark.planguard.planner.eagerAggregation is always (wherever sound)"
 
   /**
-   * `aggregate` rewritten, `side` of `join` replaced by `partial`, its aggregation over the
-   * result (`plan`).
+   * `aggregate` rewritten (`plan`): `side` of `join` replaced by `partial`, grouped by `keys`,
+   * which `what` describes.
    */
   final case class Pushed(plan: LogicalPlan, join: Join, side: LogicalPlan, other: LogicalPlan,
-      keys: Seq[Attribute], grouping: Seq[Attribute])
+      partial: Aggregate, keys: Seq[Attribute], grouping: Seq[Attribute]) {
+    def what: String = {
+      val functions = partial.aggregateExpressions.drop(keys.size).map(e => toPrettySQL(e match {
+        case Alias(child, _) => child
+        case other => other
+      }))
+      s"${functions.mkString(", ")} computed below the ${join.joinType.sql} join on its " +
+        s"${if (join.left eq side) "left" else "right"} side, grouped by " +
+        keys.map(_.name).mkString(", ")
+    }
+  }
 
   def pushed(aggregate: Aggregate): Option[Pushed] = {
     val join = aggregate.child match {
@@ -96,6 +113,6 @@ object EagerAggregation {
     val read = grouping ++ partials.map(_.toAttribute)
     val plan = aggregate.copy(aggregateExpressions = results,
       child = Project(joined.output.filter(AttributeSet(read).contains), joined))
-    Pushed(plan, join, side, other, keys, grouping)
+    Pushed(plan, join, side, other, partial, keys, grouping)
   }
 }

@@ -23,13 +23,20 @@ import planguard.conf.PlanGuardConf
  */
 object EagerAggregationGate {
 
-  def pays(p: EagerAggregation.Pushed, conf: SQLConf): Boolean = {
+  /** Why pushing `p` pays, where it does: the figures each condition above was decided on. */
+  def why(p: EagerAggregation.Pushed, conf: SQLConf): Option[String] = {
     val joinKeys = p.join.condition.map(_.references).getOrElse(AttributeSet.empty)
       .filter(p.side.outputSet.contains)
-    val sideGrouping = p.grouping.filter(p.side.outputSet.contains)
-    !broadcast(p, conf) && !joinKeys.subsetOf(AttributeSet(sideGrouping)) &&
-      sideGrouping.forall(joinKeys.contains) &&
-      groupRatio(p).exists(_ <= PlanGuardConf.eagerAggregationMaxGroupRatio(conf))
+    val sideGrouping = AttributeSet(p.grouping.filter(p.side.outputSet.contains))
+    val maxRatio = PlanGuardConf.eagerAggregationMaxGroupRatio(conf)
+    val notGrouped = joinKeys.filterNot(sideGrouping.contains)
+    if (broadcast(p, conf) || notGrouped.isEmpty || !sideGrouping.subsetOf(joinKeys)) None
+    else estimate(p).filter { case (groups, rows) => groups.toDouble / rows.toDouble <= maxRatio }
+      .map { case (groups, rows) =>
+        s"statistics estimate $groups groups in $rows rows (at most $maxRatio of them), the " +
+          s"other side is not broadcast (estimated ${p.other.stats.sizeInBytes} bytes), and " +
+          s"the join key ${notGrouped.toSeq.map(_.name).mkString(", ")} is not grouped by"
+      }
   }
 
   private def broadcast(p: EagerAggregation.Pushed, conf: SQLConf): Boolean = {
@@ -40,13 +47,12 @@ object EagerAggregationGate {
     }
   }
 
-  /** The estimated partial groups per row of the side pushed, where statistics tell. */
-  private def groupRatio(p: EagerAggregation.Pushed): Option[Double] = {
+  /** The estimated partial groups and the rows of the side pushed, where statistics tell. */
+  private def estimate(p: EagerAggregation.Pushed): Option[(BigInt, BigInt)] = {
     val stats = p.side.stats
     stats.rowCount.filter(_ > 0).flatMap { rows =>
       val distinct = p.keys.map(k => stats.attributeStats.get(k).flatMap(_.distinctCount))
-      if (distinct.exists(_.isEmpty)) None
-      else Some((distinct.flatten.product.min(rows).toDouble / rows.toDouble))
+      if (distinct.exists(_.isEmpty)) None else Some((distinct.flatten.product.min(rows), rows))
     }
   }
 }

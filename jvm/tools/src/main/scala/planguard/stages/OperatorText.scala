@@ -13,12 +13,14 @@ import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ShuffleEx
 import org.apache.spark.sql.execution.joins.{BaseJoinExec, HashJoin}
 import org.apache.spark.sql.types.BooleanType
 
+import planguard.planner.eager.EagerAggregationReason
 import planguard.shims.DynamicPruning
 
 /**
  * An operator's name and short arguments, as a person reads them: columns by name (no expression
- * ids), aggregates with their phase, joins with their type and keys. Other operators keep Spark's
- * own argument string, expression ids removed.
+ * ids), aggregates with their phase (and, computed below a join by eager aggregation, why), joins
+ * with their type and keys. Other operators keep Spark's own argument string, expression ids
+ * removed.
  */
 object OperatorText {
   private val MaxFields = 12
@@ -29,7 +31,8 @@ object OperatorText {
   def args(plan: SparkPlan): String = plan match {
     case a: BaseAggregateExec =>
       s"keys=${list(a.groupingExpressions)} functions=${a.aggregateExpressions.map(aggregate)
-        .mkString("[", ", ", "]")}"
+        .mkString("[", ", ", "]")}" +
+        EagerAggregationReason.of(a).fold("")(reason => s" (eager aggregation: $reason)")
     case p: ProjectExec => list(p.projectList)
     case f: FilterExec => sql(f.condition)
     case s: SortExec => list(s.sortOrder) + (if (s.global) " global" else "")

@@ -1,0 +1,30 @@
+package planguard.planner.eager
+
+import org.apache.spark.sql.catalyst.plans.logical.Aggregate
+import org.apache.spark.sql.catalyst.trees.TreeNodeTag
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+
+/**
+ * What eager aggregation pushed below a join and why, kept on the aggregation it put there, so
+ * that EXPLAIN's planguard section (Spark 4) and the stage picture (`planguard.stages`) can say
+ * it. The aggregates planned from that aggregation find it through their logical link, which
+ * Spark's planner sets and adaptive execution keeps.
+ */
+object EagerAggregationReason {
+  private val Tag = TreeNodeTag[String]("planguard.eagerAggregation")
+
+  def mark(partial: Aggregate, reason: String): Unit = partial.setTagValue(Tag, reason)
+
+  /** The reason of the pushed aggregation that `plan` was planned from. */
+  def of(plan: SparkPlan): Option[String] = plan.logicalLink.flatMap(_.getTagValue(Tag))
+
+  /** The reasons in a physical plan (its adaptive stages and subqueries included), once each. */
+  def in(plan: SparkPlan): Seq[String] = nodes(plan).flatMap(of).distinct
+
+  private def nodes(plan: SparkPlan): Seq[SparkPlan] = plan +: (plan match {
+    case a: AdaptiveSparkPlanExec => nodes(a.executedPlan)
+    case s: QueryStageExec => nodes(s.plan)
+    case _ => (plan.children ++ plan.subqueries).flatMap(nodes)
+  })
+}
