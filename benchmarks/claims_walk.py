@@ -5,7 +5,7 @@ OPTIMIZER_SCHEMA and PLANNING_SCHEMA claims walk them; OPERATOR_CONTRACT walks t
 once more) and the pipeline planned afresh to its executed plan. A profiling aid, not a figure of
 docs/benchmarks.md: the ratio printed is the two walks' share of one planning.
 
-    python -m benchmarks.claims_walk [--reps 300] [--rounds 3]
+    python -m benchmarks.claims_walk [--reps 300] [--rounds 3] [--only joins:40,wide:3000]
 """
 import argparse
 
@@ -18,13 +18,17 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", help="shape:size pairs, comma-separated (default: "
+                        + ",".join(f"{shape}:{size}" for shape, size in SIZES) + ")")
     args = parser.parse_args()
+    sizes = SIZES if not args.only else [(pair.split(":")[0], int(pair.split(":")[1]))
+                                         for pair in args.only.split(",")]
     spark = session()
     timing = spark._jvm.planguard.bench.ClaimsTime
     plain = spark._jsparkSession.newSession()
     print(f"{'shape':16} {'optimized µs':>13} {'physical µs':>12} {'planning µs':>12} "
           f"{'walks / planning':>17}")
-    for shape, size in SIZES:
+    for shape, size in sizes:
         timing.apply(plain, shape, size, args.reps // 3)  # warm-up
         for _ in range(args.rounds):
             optimized, physical, planning = (t / 1e3 for t in
