@@ -3,7 +3,7 @@ package planguard.planner.eager
 import org.apache.spark.sql.catalyst.plans.logical.Aggregate
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 
 /**
  * What eager aggregation pushed below a join and why, kept on the aggregation it put there, so
@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStag
  * it. The aggregates planned from that aggregation find it through their logical link, which
  * Spark's planner sets and adaptive execution keeps.
  */
-object EagerAggregationReason {
+object EagerAggregationReason extends AdaptiveSparkPlanHelper {
   private val Tag = TreeNodeTag[String]("planguard.eagerAggregation")
 
   def mark(partial: Aggregate, reason: String): Unit = partial.setTagValue(Tag, reason)
@@ -20,11 +20,5 @@ object EagerAggregationReason {
   def of(plan: SparkPlan): Option[String] = plan.logicalLink.flatMap(_.getTagValue(Tag))
 
   /** The reasons in a physical plan (its adaptive stages and subqueries included), once each. */
-  def in(plan: SparkPlan): Seq[String] = nodes(plan).flatMap(of).distinct
-
-  private def nodes(plan: SparkPlan): Seq[SparkPlan] = plan +: (plan match {
-    case a: AdaptiveSparkPlanExec => nodes(a.executedPlan)
-    case s: QueryStageExec => nodes(s.plan)
-    case _ => (plan.children ++ plan.subqueries).flatMap(nodes)
-  })
+  def in(plan: SparkPlan): Seq[String] = collectWithSubqueries(plan)(Function.unlift(of)).distinct
 }
