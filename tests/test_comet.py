@@ -195,10 +195,10 @@ def test_planguard_is_listed_in_its_place(runs, order):
 @pytest.mark.parametrize("aqe", ["aqe-on", "aqe-off"])
 @pytest.mark.parametrize("order", ["first", "last"])
 def test_tpch_with_comet_has_no_false_alarm_and_the_baseline_rows(runs, order, aqe):
-    ran_with(order, aqe)
     """The TPC-H queries in fail mode with planguard and Comet: no violation recorded on the
     JVM (not even a warning), the rows of Comet without planguard, and the same Comet
     operators."""
+    ran_with(order, aqe)
     expected, actual = runs["baseline"][aqe], runs[order][aqe]
     assert actual.keys() == expected.keys()
     recorded = {n: r["recorded"] for n, r in actual.items() if r["violations"]}
