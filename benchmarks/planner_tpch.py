@@ -40,27 +40,31 @@ PLANNER = "spark.planguard.planner.enabled"
 EAGER = "spark.planguard.planner.eagerAggregation"
 
 
-def generate(scale: float) -> pathlib.Path:
-    """TPC-H tables as Parquet and the 22 queries in Spark SQL, once per scale factor."""
-    data = ROOT / ".cache" / f"tpch-sf{scale:g}"
+def generate(scale: float, bench: str = "tpch") -> pathlib.Path:
+    """A benchmark's tables as Parquet and its queries in Spark SQL, once per scale factor: TPC-H
+    (22 queries, DuckDB's dbgen) or TPC-DS (99, dsdgen)."""
+    data = ROOT / ".cache" / f"{bench}-sf{scale:g}"
     if (data / "queries.json").exists():
         return data
     import duckdb
+    import duckdb_extension_tpcds
     import duckdb_extension_tpch
     import sqlglot
 
+    module, generator = {"tpch": (duckdb_extension_tpch, "dbgen"),
+                         "tpcds": (duckdb_extension_tpcds, "dsdgen")}[bench]
     started = time.monotonic()
     data.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect()
-    con.load_extension(glob.glob(os.path.join(os.path.dirname(duckdb_extension_tpch.__file__),
+    con.load_extension(glob.glob(os.path.join(os.path.dirname(module.__file__),
                                               "extensions", "*", "*.duckdb_extension"))[0])
-    con.execute(f"CALL dbgen(sf={scale})")
+    con.execute(f"CALL {generator}(sf={scale})")
     for (table,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
         con.execute(f"COPY {table} TO '{data / table}.parquet' (FORMAT parquet)")
     queries = {f"q{n:02d}": sqlglot.transpile(sql, read="duckdb", write="spark")[0]
-               for n, sql in con.execute("SELECT query_nr, query FROM tpch_queries()").fetchall()}
+               for n, sql in con.execute(f"SELECT query_nr, query FROM {bench}_queries()").fetchall()}
     (data / "queries.json").write_text(json.dumps(queries, indent=1))
-    print(f"generated TPC-H SF {scale:g} in {time.monotonic() - started:.0f} s")
+    print(f"generated {bench.upper()} SF {scale:g} in {time.monotonic() - started:.0f} s")
     return data
 
 

@@ -74,6 +74,10 @@ class AdaptivePartialAggregationSuite extends SparkSessions with AdaptiveSparkPl
     try {
       val df = spark.sql(sql)
       assert(rows(df) == expected, sql)
+      // Every node the rewrite adds has a logical link, or adaptive execution silently leaves
+      // the whole query static.
+      assert(df.queryExecution.executedPlan.isInstanceOf[AdaptiveSparkPlanExec] ==
+        spark.conf.get("spark.sql.adaptive.enabled").toBoolean, df.queryExecution.executedPlan)
       finalPlan(df)
     } finally spark.conf.set(Adaptive, "false")
   }
@@ -97,6 +101,8 @@ class AdaptivePartialAggregationSuite extends SparkSessions with AdaptiveSparkPl
     "SELECT g, sum(y) FROM (SELECT id + 1 AS g, x / 2 AS y FROM t WHERE s IS NOT NULL) " +
       "WHERE y > 10 GROUP BY g",
     "SELECT DISTINCT id, s FROM t",
+    // Over a join the planner plans first: the probe goes between the projection and the join.
+    "SELECT a.id, sum(b.x), count(*) FROM t a JOIN t b ON a.k = b.id GROUP BY a.id",
     "SELECT id, sum(v) FROM (SELECT id, id AS v FROM t UNION ALL SELECT id, v FROM empty) " +
       "GROUP BY id")
 

@@ -38,11 +38,21 @@ object AdaptivePartialAggregation {
         val probed = ProbedInputExec(below.keys, below.conditions,
           PlanGuardConf.partialAggregationProbeRows(conf),
           PlanGuardConf.partialAggregationSkipRatio(conf), handOff, below.input)
+        linked(probed, below.input)
         AdaptivePartialAggregateExec(below.passThrough, below.conditions, below.input.output,
           handOff, agg.withNewChildren(Seq(below.rebuilt(probed))))
       }
     case _ => aggregate
   }
+
+  /**
+   * The probe passes its input's rows on, and stands for the same logical plan. Every node needs
+   * a logical link, or adaptive execution silently leaves the whole query static: where the
+   * projection or filter above the probe was planned with a link of its own, Spark's planner does
+   * not carry its aggregate's link down past it.
+   */
+  private def linked(probed: SparkPlan, input: SparkPlan): Unit =
+    input.logicalLink.foreach(probed.setTagValue(SparkPlan.LOGICAL_PLAN_INHERITED_TAG, _))
 
   /**
    * The aggregate's keys and pass-through expressions, and the conditions of the filters passed
