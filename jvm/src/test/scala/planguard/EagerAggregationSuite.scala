@@ -2,9 +2,11 @@ package planguard
 
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan}
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 
 import planguard.planner.PlanGuardPlannerExtensions
 import planguard.planner.eager.EagerAggregationReason
+import planguard.planner.partial.AdaptivePartialAggregateExec
 import planguard.report.ViolationLog
 
 /**
@@ -14,7 +16,7 @@ import planguard.report.ViolationLog
  * rewrite's oracle), adaptive execution on and off; `on`: pushed only where the gate says it
  * pays.
  */
-class EagerAggregationSuite extends SparkSessions {
+class EagerAggregationSuite extends SparkSessions with AdaptiveSparkPlanHelper {
 
   private val planner: Extension = new PlanGuardPlannerExtensions
 
@@ -125,6 +127,20 @@ class EagerAggregationSuite extends SparkSessions {
     eager.conf.set("spark.planguard.planner.eagerAggregation.maxGroupRatio", "0.001")
     assert(!pushed(eager.sql(q).queryExecution.optimizedPlan))
     eager.conf.unset("spark.planguard.planner.eagerAggregation.maxGroupRatio")
+    assert(rows(eager.sql(q).collect()) == rows(eager.sql(q.replace("SELECT",
+      "SELECT /*+ BROADCAST(d) */")).collect()))
+    // With adaptive partial aggregation, the partial aggregate of the aggregation the gate pushed
+    // is not adaptive (statistics say it reduces its rows; a probe cannot overrule them), the one
+    // above the join is; with `always` (no statistics consulted), both are.
+    eager.conf.set("spark.planguard.planner.partialAggregation.adaptive", "true")
+    def adaptiveOnes: Seq[String] =
+      collectWithSubqueries(eager.sql(q).queryExecution.executedPlan) {
+        case a: AdaptivePartialAggregateExec =>
+          if (EagerAggregationReason.of(a.child).isDefined) "pushed" else "above the join"
+      }.sorted
+    assert(adaptiveOnes == Seq("above the join"))
+    eager.conf.set("spark.planguard.planner.eagerAggregation", "always")
+    assert(adaptiveOnes == Seq("above the join", "pushed"))
     assert(rows(eager.sql(q).collect()) == rows(eager.sql(q.replace("SELECT",
       "SELECT /*+ BROADCAST(d) */")).collect()))
     assert(ViolationLog.records(eager).isEmpty, ViolationLog.records(eager))

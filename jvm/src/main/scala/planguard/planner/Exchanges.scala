@@ -19,7 +19,8 @@ import planguard.shims.KeyGrouped
  * partitionings: same key order, same partition count. Where an input is freshly shuffled, the
  * local sort the operator needs goes right above the exchange, which destroys any order.
  *
- * A partial aggregate below a shuffle may become adaptive (`AdaptivePartialAggregation`).
+ * A partial aggregate below a shuffle becomes adaptive (`AdaptivePartialAggregation`) where
+ * `adaptivePartial` says so.
  *
  * The choices are the ones EnsureRequirements makes, so that it has nothing left to add; the
  * cases where it would rewrite a child in place (a user's repartition or a storage-partitioned
@@ -27,7 +28,7 @@ import planguard.shims.KeyGrouped
  */
 object Exchanges {
 
-  def below(planned: SparkPlan, partitions: Int): SparkPlan = {
+  def below(planned: SparkPlan, partitions: Int, adaptivePartial: Boolean): SparkPlan = {
     val operator = withBuildSidesAsPrepared(planned)
     val required = operator.requiredChildDistribution
     val orderings = operator.requiredChildOrdering
@@ -43,7 +44,9 @@ object Exchanges {
       } else partitions
       coPartitioned(operator.children, required.map(_.asInstanceOf[ClusteredDistribution]), count)
     } else {
-      operator.children.zip(required).map { case (child, d) => distributed(child, d, partitions) }
+      operator.children.zip(required).map { case (child, d) =>
+        distributed(child, d, partitions, adaptivePartial)
+      }
     }
     // A join that keeps one side's partitioning is left to EnsureRequirements to sort: it first
     // aligns the join keys with that partitioning, which changes the order the join needs.
@@ -68,12 +71,14 @@ object Exchanges {
       case (child, _) => child
     })
 
-  private def distributed(child: SparkPlan, required: Distribution, partitions: Int): SparkPlan =
+  private def distributed(child: SparkPlan, required: Distribution, partitions: Int,
+      adaptivePartial: Boolean): SparkPlan =
     if (child.outputPartitioning.satisfies(required)) child
     else required match {
       case BroadcastDistribution(mode) => exchange(BroadcastExchangeExec(mode, child), child)
       case d => shuffled(d.createPartitioning(d.requiredNumPartitions.getOrElse(partitions)),
-        AdaptivePartialAggregation.belowShuffle(child, SQLConf.get))
+        if (adaptivePartial) AdaptivePartialAggregation.belowShuffle(child, SQLConf.get)
+        else child)
     }
 
   /**

@@ -27,7 +27,9 @@ object JoinLowering {
         if LogicalQueryStageStrategy(join).isEmpty =>
       Foreign(session.sessionState.planner.JoinSelection(join)).headOption.collect {
         case j @ (_: BroadcastHashJoinExec | _: ShuffledHashJoinExec | _: SortMergeJoinExec) =>
-          Lowering(session, j, PartitionCount.current)
+          // The join's inputs are planned on their own: an aggregation among them decides
+          // whether its partial aggregate is adaptive (AggregateLowering).
+          Lowering(session, j, PartitionCount.current, adaptivePartial = false)
       }
     case _ => None
   }

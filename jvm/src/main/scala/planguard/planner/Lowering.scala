@@ -25,7 +25,9 @@ import planguard.errors.Foreign
  */
 object Lowering {
 
-  def apply(session: SparkSession, operators: SparkPlan, partitions: Int): SparkPlan =
+  /** `adaptivePartial`: whether a partial aggregate among `operators` may become adaptive. */
+  def apply(session: SparkSession, operators: SparkPlan, partitions: Int,
+      adaptivePartial: Boolean): SparkPlan =
     operators match {
       case PlanLater(input) =>
         val planned = EnsureRequirements(optimizeOutRepartition = false)(
@@ -33,9 +35,9 @@ object Lowering {
         linked(planned)
         planned
       case operator =>
-        Exchanges.below(
-          operator.withNewChildren(operator.children.map(apply(session, _, partitions))),
-          partitions)
+        Exchanges.below(operator.withNewChildren(
+          operator.children.map(apply(session, _, partitions, adaptivePartial))),
+          partitions, adaptivePartial)
     }
 
   /**

@@ -16,6 +16,9 @@ object EagerAggregationReason extends AdaptiveSparkPlanHelper {
 
   def mark(partial: Aggregate, reason: String): Unit = partial.setTagValue(Tag, reason)
 
+  /** Whether eager aggregation put `aggregate` below a join. */
+  def pushed(aggregate: Aggregate): Boolean = aggregate.getTagValue(Tag).isDefined
+
   /** The reason of the pushed aggregation that `plan` was planned from. */
   def of(plan: SparkPlan): Option[String] = plan.logicalLink.flatMap(_.getTagValue(Tag))
 

@@ -29,9 +29,9 @@ import planguard.conf.PlanGuardConf
  */
 object AdaptivePartialAggregation {
 
-  /** `aggregate` as the child of a shuffle: adaptive where it qualifies and the conf says so. */
+  /** `aggregate` as the child of a shuffle: adaptive where it qualifies. */
   def belowShuffle(aggregate: SparkPlan, conf: SQLConf): SparkPlan = aggregate match {
-    case agg: HashAggregateExec if PlanGuardConf.adaptivePartialAggregation(conf) =>
+    case agg: HashAggregateExec =>
       passThrough(agg).fold(aggregate) { expressions =>
         val handOff = ThreadLocalRandom.current().nextLong(1L, Long.MaxValue)
         val below = Below(agg.groupingExpressions, expressions, Nil, agg.child, identity).down
