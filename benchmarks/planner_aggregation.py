@@ -29,10 +29,11 @@ Targets (issue 53), each planguard arm against Spark: no query below 0.97, geome
 >= 1.2 where eager aggregation pushes, shuffle bytes never higher.
 
     python -m benchmarks.planner_aggregation [--rows N] [--repetitions N] [--tpch] [--tpcds]
-        [--scale SF] [--only high,tpch-q18] [--eager on|always] [--probe-rows N]
+        [--scale SF] [--only high,tpch-q18,tpcds-*] [--eager on|always] [--probe-rows N]
         [--shuffle-partitions P] [--driver-memory 6g]
 """
 import argparse
+import fnmatch
 import json
 import os
 import pathlib
@@ -178,7 +179,8 @@ def main() -> int:
     parser.add_argument("--tpch", action="store_true", help="also the TPC-H queries")
     parser.add_argument("--tpcds", action="store_true", help="also the TPC-DS queries")
     parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--only", default="", help="comma-separated queries (high,join,tpch-q18)")
+    parser.add_argument("--only", default="",
+                        help="comma-separated queries or globs (high,join,tpch-q18,tpcds-*)")
     parser.add_argument("--eager", choices=["on", "always"], default="on")
     parser.add_argument("--probe-rows", type=int,
                         help="spark.planguard.planner.partialAggregation.probeRows (its default)")
@@ -195,11 +197,14 @@ def main() -> int:
     for bench in [b for b in ("tpch", "tpcds") if getattr(args, b)]:
         queries.update(benchmark(spark, bench, args.scale))
     if args.only:
-        queries = {k: v for k, v in queries.items() if k in args.only.split(",")}
+        queries = {k: v for k, v in queries.items()
+                   if any(fnmatch.fnmatchcase(k, pattern) for pattern in args.only.split(","))}
     timing = spark._jvm.planguard.bench.PlanningTime
+    benches = "".join(f", {b.upper()} SF {args.scale:g}" for b in ("tpch", "tpcds")
+                      if getattr(args, b))
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, Spark {spark.version}, local[2]; {args.rows:,} rows"
-          f"{''.join(f', {b.upper()} SF {args.scale:g}' for b in ('tpch', 'tpcds') if getattr(args, b))}"
+          f"{benches}"
           f", spark.sql.shuffle.partitions={args.shuffle_partitions}, adaptive execution "
           f"{spark.conf.get('spark.sql.adaptive.enabled')}, CBO on; {args.repetitions} interleaved "
           f"runs per query and arm after one; probe "

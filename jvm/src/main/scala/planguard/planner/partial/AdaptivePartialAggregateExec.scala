@@ -2,8 +2,9 @@ package planguard.planner.partial
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, Literal,
-  Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeSeq, Expression,
+  Literal, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.plans.QueryPlan
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -32,8 +33,16 @@ final case class AdaptivePartialAggregateExec(passThrough: Seq[Expression],
   // What it adds to its aggregate's rows is in its metrics; its expressions are that aggregate's.
   override def argString(maxFields: Int): String = ""
 
-  override protected def doCanonicalize(): SparkPlan =
-    if (handOff == 0L) super.doCanonicalize() else copy(handOff = 0L).canonicalized
+  // Exchange reuse compares canonical plans. The hand-off's number is not part of what it
+  // computes; its expressions read the probe's input, not its child's output, so they are
+  // normalized against that input, or two copies of one aggregation (a CTE read twice), which
+  // differ by their columns' ids, would not be reused.
+  override protected def doCanonicalize(): SparkPlan = {
+    val probed = AttributeSeq(input)
+    def normalized[T <: Expression](e: T): T = QueryPlan.normalizeExpressions(e, probed)
+    AdaptivePartialAggregateExec(passThrough.map(normalized), conditions.map(normalized),
+      input.map(normalized), 0L, child.canonicalized)
+  }
 
   override protected def doExecute(): RDD[InternalRow] = {
     val (passThrough, input, handOff) = (this.passThrough, this.input, this.handOff)
