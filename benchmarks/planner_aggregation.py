@@ -41,7 +41,7 @@ import platform
 import sys
 import time
 
-from benchmarks.planning_overhead import geomean, median_ms
+from benchmarks.planning_overhead import geomean, median_ms, paired_ratio
 from benchmarks.planner_tpch import EAGER, PLANNER, generate, session
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -163,9 +163,7 @@ def measure(spark, timer, sql: str, arms: list, repetitions: int, eager: str) ->
 
 def speedup(times: dict, a: str) -> float:
     """Spark's time over the arm's, the median of the interleaved runs' ratios."""
-    ratios = sorted(s[0] / t[0] for s, t in zip(times["Spark"], times[a]))
-    return ratios[len(ratios) // 2] if len(ratios) % 2 else \
-        (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
+    return paired_ratio(times["Spark"], times[a], 0)
 
 
 def mb(n: int) -> str:
