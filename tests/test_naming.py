@@ -1,7 +1,6 @@
 """spark.planguard.naming=spec from PySpark's DataFrame API, and NAMING on real writes (Delta
 included). The Scala suites (NamingSuite, NamingCheckSuite) hold the full conformance table."""
 import os
-import tempfile
 
 import pytest
 from pyspark.sql import functions as F
@@ -48,9 +47,9 @@ def test_spark_naming_is_untouched(spark, t1):
     assert df.columns == ["negative(id)", "abs(id)", "((id >= 1) AND (id <= 2))"]
 
 
-def test_generated_name_written_to_delta_warns(spark, adaptive, t1, warnings):
+def test_generated_name_written_to_delta_warns(spark, adaptive, t1, warnings, tmp_path):
     before = len(naming(spark))
-    path = os.path.join(tempfile.mkdtemp(), "delta")
+    path = str(tmp_path / "delta")
     t1.select("id", F.col("id") * 2).write.format("delta").options(**MAPPING).save(path)
     assert spark.read.format("delta").load(path).columns == ["id", "(id * 2)"]
     new = naming(spark)[before:]
@@ -60,9 +59,9 @@ def test_generated_name_written_to_delta_warns(spark, adaptive, t1, warnings):
     assert any("[PLANGUARD_NAMING]" in line for line in warnings())
 
 
-def test_spec_qualifier_fails_delta_writes_before_writing(spark, conf, t1):
+def test_spec_qualifier_fails_delta_writes_before_writing(spark, conf, t1, tmp_path):
     conf("spark.planguard.naming", "spec")
-    path = os.path.join(tempfile.mkdtemp(), "delta")
+    path = str(tmp_path / "delta")
     df = t1.select(F.col("id") + 1)
     with pytest.raises(planguard.InvariantViolation) as caught:
         df.write.format("delta").save(path)
@@ -78,15 +77,16 @@ def test_spec_qualifier_fails_delta_writes_before_writing(spark, conf, t1):
     assert spark.read.format("delta").load(path).columns == ["(t1.id + 1)"]
 
 
-def test_aliased_delta_write_is_not_reported(spark, conf, t1):
+def test_aliased_delta_write_is_not_reported(spark, conf, t1, tmp_path):
     conf("spark.planguard.naming", "spec")
     before = len(naming(spark))
-    path = os.path.join(tempfile.mkdtemp(), "delta")
+    path = str(tmp_path / "delta")
     t1.select((F.col("id") + 1).alias("next")).write.format("delta").save(path)
     assert len(naming(spark)) == before
 
 
-def test_renamed_generated_names_written_to_delta_are_the_users(spark, conf, adaptive, t1):
+def test_renamed_generated_names_written_to_delta_are_the_users(spark, conf, adaptive, t1,
+                                                                 tmp_path):
     """withColumnRenamed, toDF and selectExpr AS over Spark's names, saved and saveAsTable'd to
     Delta with NAMING=fail: the user's names, written."""
     conf("spark.planguard.check.NAMING", "fail")
@@ -95,7 +95,7 @@ def test_renamed_generated_names_written_to_delta_are_the_users(spark, conf, ada
                spark.sql("SELECT a, sum(id) FROM t1 GROUP BY a")
                .selectExpr("a", "`sum(id)` AS total")]
     for i, df in enumerate(renames):
-        df.write.format("delta").save(os.path.join(tempfile.mkdtemp(), "delta"))
+        df.write.format("delta").save(str(tmp_path / f"delta{i}"))
         df.write.format("delta").mode("overwrite").saveAsTable(f"renamed_{i}")
         assert spark.table(f"renamed_{i}").columns == ["a", "total"]
 

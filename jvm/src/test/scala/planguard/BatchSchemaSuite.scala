@@ -1,6 +1,5 @@
 package planguard
 
-import java.nio.file.Files
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.{CollectLimitExec, FormattedMode, SparkPlan}
@@ -168,7 +167,7 @@ class BatchSchemaSuite extends SparkSessions {
     test(s"legal queries pass every check, rows unchanged (scope=$scope, adaptive=$adaptive)") {
       val spark = session(Seq(planguard), adaptive, "spark.planguard.batchSchema.scope" -> scope,
         "spark.planguard.batchSchema.every" -> "1")
-      val dir = Files.createTempDirectory("planguard-batch").resolve("t").toString
+      val dir = temporaryDirectory("planguard-batch").resolve("t").toString
       legalQueries(spark, dir).foreach { case (df, expected) =>
         assert(df.collect().map(_.toString).toSeq == expected)
         assert(checks(df).nonEmpty, finalPlan(df).treeString)
@@ -206,7 +205,7 @@ class BatchSchemaSuite extends SparkSessions {
   test("a dynamic-pruning subquery still reuses its join's broadcast (adaptive=false)") {
     val spark = session(Seq(planguard), adaptive = false,
       "spark.sql.autoBroadcastJoinThreshold" -> "10MB")
-    val dir = Files.createTempDirectory("planguard-dpp").toString
+    val dir = temporaryDirectory("planguard-dpp").toString
     spark.range(100).selectExpr("id", "id % 10 as p").write.partitionBy("p").parquet(s"$dir/fact")
     spark.range(10).selectExpr("id as p", "id % 2 as even").write.parquet(s"$dir/dim")
     val fact = spark.read.parquet(s"$dir/fact")

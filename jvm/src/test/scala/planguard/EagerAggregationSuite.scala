@@ -97,7 +97,7 @@ class EagerAggregationSuite extends SparkSessions with AdaptiveSparkPlanHelper {
 
   test("on: pushed only where statistics say it pays, the other side shuffled and a join key " +
     "not grouped by") {
-    val dir = java.nio.file.Files.createTempDirectory("planguard-eager").toString
+    val dir = temporaryDirectory("planguard-eager").toString
     val eager = eagerSession(adaptive = true, "on", "spark.sql.cbo.enabled" -> "true",
       "spark.sql.warehouse.dir" -> dir)
     // Many fact rows per key; a dimension too big to broadcast at a threshold of 1 KB.

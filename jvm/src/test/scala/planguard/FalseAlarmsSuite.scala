@@ -109,7 +109,7 @@ class FalseAlarmsSuite extends SparkSessions {
 
   for (adaptive <- legalAdaptiveModes) {
     test(s"valid statements pass, rows as without planguard (adaptive=$adaptive)") {
-      val warehouse = Files.createTempDirectory("planguard-false-alarms")
+      val warehouse = temporaryDirectory("planguard-false-alarms")
       val confs = Seq("spark.sql.warehouse.dir" -> warehouse.toString,
         "spark.sql.catalog.described" -> "planguard.testing.DescribedMetadataCatalog")
       val expected = {
@@ -135,7 +135,7 @@ class FalseAlarmsSuite extends SparkSessions {
     // a statement's execution (CACHE TABLE ... AS SELECT).
     test(s"valid queries pass prepared outside an execution, then run, and cached inside one " +
         s"(adaptive=$adaptive)") {
-      val warehouse = Files.createTempDirectory("planguard-false-alarms")
+      val warehouse = temporaryDirectory("planguard-false-alarms")
       val confs = Seq("spark.sql.warehouse.dir" -> warehouse.toString,
         "spark.sql.catalog.described" -> "planguard.testing.DescribedMetadataCatalog")
       // But `uniform(0, NULL, 0)`: the read of its cache declares the analyzed plan's NOT NULL,
@@ -202,7 +202,7 @@ class FalseAlarmsSuite extends SparkSessions {
     // Spark's ReplaceDeduplicateWithAggregate rebuilds each column that is not a key as
     // `first(c) AS c`, without the column's comment: metadata is no part of a schema contract.
     test(s"a DataFrame's dropDuplicates on commented columns passes (adaptive=$adaptive)") {
-      val warehouse = Files.createTempDirectory("planguard-false-alarms")
+      val warehouse = temporaryDirectory("planguard-false-alarms")
       def deduplicated(spark: SparkSession): Seq[Seq[String]] = {
         prepared(spark)
         val table = spark.table("cm")
@@ -224,7 +224,7 @@ class FalseAlarmsSuite extends SparkSessions {
     // (memory here) the written query is compared as any write's is (ResultPlans.writes); into a
     // file sink or foreachBatch (DataSource V1), as a query of its own (MicroBatchV1Write).
     test(s"valid streaming queries pass, rows as without planguard (adaptive=$adaptive)") {
-      val dir = Files.createTempDirectory("planguard-streams")
+      val dir = temporaryDirectory("planguard-streams")
       def streamed(spark: SparkSession): Seq[Seq[String]] = {
         val source = dir.resolve("source").toString
         if (!Files.exists(dir.resolve("source"))) {

@@ -1,6 +1,5 @@
 package planguard
 
-import java.nio.file.Files
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.SparkPlan
@@ -22,7 +21,7 @@ class LegalPlansSuite extends SparkSessions {
 
   /** facts (id, k, v): k is 0 for most rows (a skew); dims (k, name); part: facts by k. */
   private def tables(spark: SparkSession): Unit = {
-    val dir = Files.createTempDirectory("planguard-legal")
+    val dir = temporaryDirectory("planguard-legal")
     spark.range(0, 4000, 1, 4)
       .selectExpr("id", "CASE WHEN id % 10 < 7 THEN 0 ELSE id % 20 END AS k", "id % 97 AS v")
       .write.parquet(s"$dir/facts")
@@ -117,7 +116,7 @@ class LegalPlansSuite extends SparkSessions {
       val facts = spark.table("facts").as[(Long, Long, Long)].groupByKey(_._2)
       val dims = spark.table("dims").as[(Long, String)].groupByKey(_._1)
       facts.cogroup(dims)((k, f, d) => Iterator(k -> (f.size + d.size))).collect()
-      val out = Files.createTempDirectory("planguard-legal-out")
+      val out = temporaryDirectory("planguard-legal-out")
       spark.table("facts").groupBy("k").count().write.parquet(s"$out/grouped")
       spark.table("facts").write.partitionBy("k").parquet(s"$out/partitioned")
       spark.sql("SELECT * FROM facts ORDER BY v").write.parquet(s"$out/sorted")

@@ -1,7 +1,6 @@
 package planguard
 
 import java.io.File
-import java.nio.file.Files
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
@@ -22,7 +21,7 @@ class NamingCheckSuite extends SparkSessions {
     s
   }
 
-  private def dir(): String = Files.createTempDirectory("planguard-naming").toString
+  private def dir(): String = temporaryDirectory("planguard-naming").toString
   private def path(): String = new File(dir(), "out").getPath
 
   private def namingRecords(s: SparkSession) = ViolationLog.records(s).filter(_.id == "NAMING")

@@ -107,7 +107,7 @@ class NotNullSuite extends SparkSessions {
     val name = b.extension.getClass.getSimpleName
     val confs = Seq("spark.sql.optimizer.plannedWrite.enabled" -> plannedWrite.toString)
     def written(s: SparkSession): String = {
-      val dir = java.nio.file.Files.createTempDirectory("planguard-write").resolve("t").toString
+      val dir = temporaryDirectory("planguard-write").resolve("t").toString
       queries(s)(1).write.parquet(dir)
       dir
     }
@@ -122,7 +122,7 @@ class NotNullSuite extends SparkSessions {
       assert(nulls(wrong, "v") < nulls(rows, "v"), s"$rows\n$wrong")
       for (extensions <- Seq(Seq(planguard, b.extension), Seq(b.extension, planguard))) {
         val spark = session(extensions, adaptive, confs: _*)
-        val dir = java.nio.file.Files.createTempDirectory("planguard-write").resolve("t")
+        val dir = temporaryDirectory("planguard-write").resolve("t")
         val e = violation(intercept[Exception](queries(spark)(1).write.parquet(dir.toString)))
           .getOrElse(fail(s"no violation ($extensions)"))
         assert(e.invariant.id == b.invariant, e.getMessage)
@@ -160,7 +160,7 @@ class NotNullSuite extends SparkSessions {
       "planguard last" -> Seq(scanClaim, planguard)); adaptive <- adaptiveModes) {
     test(s"a scan declaring NOT NULL the nullable columns of its files is caught ($order, " +
       s"adaptive=$adaptive)") {
-      val dir = java.nio.file.Files.createTempDirectory("planguard-scan").resolve("t").toString
+      val dir = temporaryDirectory("planguard-scan").resolve("t").toString
       session(Nil, adaptive).range(6).selectExpr("id % 2 AS k", "IF(id < 2, NULL, id) AS v")
         .write.parquet(dir)
       def run(s: SparkSession) = s.read.parquet(dir).groupBy("v").count().collect().toSeq

@@ -29,7 +29,7 @@ class OperatorContractSuite extends SparkSessions {
 
   /** A filter over a parquet scan of two columns, under an aggregate (an exchange). */
   private def filtered(spark: SparkSession): DataFrame = {
-    val path = Files.createTempDirectory("planguard-contract").resolve("t").toString
+    val path = temporaryDirectory("planguard-contract").resolve("t").toString
     spark.range(20).selectExpr("id", "id * 2 AS b").write.parquet(path)
     spark.read.parquet(path).filter("b > 4").groupBy("id").agg(sum("b").as("s"))
   }
@@ -105,7 +105,7 @@ class OperatorContractSuite extends SparkSessions {
       "planguard last" -> Seq(new WriteReturningRowsExtension, planguard))) {
     test(s"a write that returns rows is caught before it writes ($order, adaptive=$adaptive)") {
       val spark = session(extensions, adaptive)
-      val target = Files.createTempDirectory("planguard-write").resolve("out")
+      val target = temporaryDirectory("planguard-write").resolve("out")
       val e = intercept[InvariantViolation](
         spark.range(10).selectExpr("id", "id % 3 AS m").write.parquet(target.toString))
       assert(e.invariant.id == "OPERATOR_CONTRACT" && e.phase == Phase.Preparation)

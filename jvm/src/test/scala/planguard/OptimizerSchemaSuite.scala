@@ -82,7 +82,7 @@ class OptimizerSchemaSuite extends SparkSessions {
     test(s"a failing check stops a write before it creates any file ($name)") {
       val spark = session(extensions, adaptive)
       projectedQueries(spark).foreach { df =>
-        val dir = Files.createTempDirectory("planguard").resolve("out")
+        val dir = temporaryDirectory("planguard").resolve("out")
         intercept[InvariantViolation](df.write.parquet(dir.toString))
         assert(!Files.exists(dir))
       }
@@ -122,7 +122,7 @@ class OptimizerSchemaSuite extends SparkSessions {
     test(s"a query whose root alias the optimizer removed is checked by explain and cache " +
         s"($name)") {
       val spark = session(extensions, adaptive)
-      val dir = Files.createTempDirectory("planguard-aliases").resolve("t").toString
+      val dir = temporaryDirectory("planguard-aliases").resolve("t").toString
       // Its columns in the order the broken rule puts them: it leaves this write alone.
       spark.range(5).selectExpr("id AS v", "CAST(id AS STRING) AS s", "id AS k")
         .write.parquet(dir)
@@ -176,7 +176,7 @@ class OptimizerSchemaSuite extends SparkSessions {
     // executes as its query's result, before its first task (ChecksAtExecution).
     test(s"a WITH query read twice, prepared by explain, is checked when it runs ($name)") {
       def readTwice(spark: SparkSession): DataFrame = {
-        val dir = Files.createTempDirectory("planguard-cte").resolve("t").toString
+        val dir = temporaryDirectory("planguard-cte").resolve("t").toString
         // Its columns in the order the broken rule puts them: it leaves this write alone.
         spark.range(5).selectExpr("id * 2 AS b", "id AS a").write.parquet(dir)
         spark.read.parquet(dir).createOrReplaceTempView("read_twice")
@@ -238,7 +238,7 @@ class OptimizerSchemaSuite extends SparkSessions {
   test("a streaming query's violations are listed in the session that started it") {
     val spark = session(Seq(planguard, swapColumns), adaptive = false,
       "spark.planguard.check.OPTIMIZER_SCHEMA" -> "warn")
-    val dir = Files.createTempDirectory("planguard-stream-owner")
+    val dir = temporaryDirectory("planguard-stream-owner")
     spark.conf.set("planguard.testing.SwapRootColumns", "false")
     spark.range(3).selectExpr("id AS a", "id * 2 AS b").write.parquet(s"$dir/in")
     spark.conf.set("planguard.testing.SwapRootColumns", "true")
@@ -357,7 +357,7 @@ class OptimizerSchemaSuite extends SparkSessions {
 
     test(s"a write of a legal query and a cached frame pass (adaptive=$adaptive)") {
       val spark = session(Seq(planguard), adaptive)
-      val dir: Path = Files.createTempDirectory("planguard").resolve("out")
+      val dir: Path = temporaryDirectory("planguard").resolve("out")
       val df = spark.range(10).selectExpr("id as a", "cast(id % 2 as string) as p")
       df.write.partitionBy("p").parquet(dir.toString)
       assert(spark.read.parquet(dir.toString).count() == 10)
@@ -432,7 +432,7 @@ class OptimizerSchemaSuite extends SparkSessions {
    * rows the sink then holds (named `name`: the memory table, or the directory's name).
    */
   private def swappedStream(spark: SparkSession, sink: String, name: String): Seq[Row] = {
-    val dir = Files.createTempDirectory("planguard-stream")
+    val dir = temporaryDirectory("planguard-stream")
     spark.conf.set("planguard.testing.SwapRootColumns", "false")
     spark.range(3).selectExpr("id AS a", "id * 2 AS b").write.parquet(s"$dir/in")
     spark.conf.set("planguard.testing.SwapRootColumns", "true")

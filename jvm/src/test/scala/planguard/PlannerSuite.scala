@@ -180,7 +180,7 @@ class PlannerSuite extends SparkSessions with AdaptiveSparkPlanHelper {
     test(s"a broadcast build side whose redundant project preparation removes: one broadcast " +
       s"(adaptive=$adaptive)") {
       val spark = plannerSession(adaptive, "spark.sql.autoBroadcastJoinThreshold" -> "10MB")
-      val dir = java.nio.file.Files.createTempDirectory("planguard-planner").toString
+      val dir = temporaryDirectory("planguard-planner").toString
       spark.range(0, 100)
         .selectExpr("id AS pk", "cast(id AS string) AS p", "id * 2.5 AS extra")
         .write.mode("overwrite").parquet(dir)

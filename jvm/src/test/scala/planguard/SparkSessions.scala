@@ -1,5 +1,8 @@
 package planguard
 
+import java.nio.file.{Files, Path}
+import java.util.Comparator
+
 import scala.collection.mutable
 
 import org.apache.logging.log4j.LogManager
@@ -79,8 +82,22 @@ trait SparkSessions extends AnyFunSuite with BeforeAndAfterAll {
       left.join(right, col("k") === col("k2")).select("a", "b"))
   }
 
+  private val temporaryDirectories = mutable.ArrayBuffer.empty[Path]
+
+  /** A new directory under java.io.tmpdir, deleted with what is in it once the suite has run. */
+  def temporaryDirectory(prefix: String): Path = {
+    val dir = Files.createTempDirectory(prefix)
+    temporaryDirectories.synchronized(temporaryDirectories += dir)
+    dir
+  }
+
   override def afterAll(): Unit = {
     SparkSession.getDefaultSession.foreach(_.stop())
+    temporaryDirectories.synchronized(temporaryDirectories.toList).foreach { dir =>
+      val paths = Files.walk(dir)
+      try paths.sorted(Comparator.reverseOrder[Path]()).forEach(p => Files.deleteIfExists(p))
+      finally paths.close()
+    }
     super.afterAll()
   }
 
