@@ -2,8 +2,8 @@ package planguard.planner.partial
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeSeq, Expression,
-  Literal, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeSeq, AttributeSet,
+  Expression, Literal, Predicate, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.QueryPlan
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
@@ -25,6 +25,10 @@ final case class AdaptivePartialAggregateExec(passThrough: Seq[Expression],
   override def output: Seq[Attribute] = child.output
   override def outputPartitioning: Partitioning = child.outputPartitioning
   override def outputOrdering: Seq[SortOrder] = Nil
+
+  // Its expressions read the probe's input, which comes through the hand-off, not from its child:
+  // said so, Spark does not print it as an operator missing its input (`!AdaptivePartialAggregate`).
+  override def producedAttributes: AttributeSet = AttributeSet(input)
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "partitions" -> SQLMetrics.createMetric(sparkContext, "partitions passed through"),
