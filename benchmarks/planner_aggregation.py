@@ -6,7 +6,9 @@ each:
             (spark.planguard.planner.partialAggregation.adaptive);
   both      the same and eager aggregation below joins (spark.planguard.planner.eagerAggregation
             `on`, its gate; --eager always pushes wherever sound);
-  eager     the planner with eager aggregation alone.
+  eager     the planner with eager aggregation alone;
+  control   (with --control) Spark's plans again, timed as an arm of its own: the A/A ratio,
+            how far two runs of one plan differ here, against which the others' are read.
 Per query, the rows of each arm must be Spark's (a query whose rows differ, or that fails where
 Spark's plan runs, is reported and counts against the arm). Per query and arm: the speedup over
 Spark (Spark's time / the arm's, the median of interleaved runs whose order rotates: above 1 is
@@ -30,7 +32,7 @@ Targets (issue 53), each planguard arm against Spark: no query below 0.97, geome
 
     python -m benchmarks.planner_aggregation [--rows N] [--repetitions N] [--tpch] [--tpcds]
         [--scale SF] [--only high,tpch-q18,tpcds-*] [--eager on|always] [--probe-rows N]
-        [--shuffle-partitions P] [--driver-memory 6g]
+        [--shuffle-partitions P] [--driver-memory 6g] [--control]
 """
 import argparse
 import fnmatch
@@ -49,6 +51,9 @@ ADAPTIVE = "spark.planguard.planner.partialAggregation.adaptive"
 # Each arm: (planner, adaptive partial aggregation, eager aggregation); None: --eager's mode.
 ARMS = {"Spark": (False, False, "off"), "adaptive": (True, True, "off"),
         "both": (True, True, None), "eager": (True, False, None)}
+# The A/A arm (--control): Spark's plans, timed beside the others, compared with Spark's.
+CONTROL = "control"
+CONTROL_ARM = (False, False, "off")
 # Where eager aggregation pushed nothing, the arm plans as this one does.
 SAME_UNPUSHED = {"both": "adaptive", "eager": "Spark"}
 # The synthetic GROUP BYs: each under a global aggregate, so that few rows reach the driver.
@@ -131,7 +136,7 @@ def benchmark(spark, bench: str, scale: float) -> dict:
 
 
 def arm(spark, name: str, eager: str) -> None:
-    planner, adaptive, mode = ARMS[name]
+    planner, adaptive, mode = CONTROL_ARM if name == CONTROL else ARMS[name]
     spark.conf.set(PLANNER, str(planner).lower())
     spark.conf.set(ADAPTIVE, str(adaptive).lower())
     spark.conf.set(EAGER, mode or eager)
@@ -184,6 +189,8 @@ def main() -> int:
                         help="spark.planguard.planner.partialAggregation.probeRows (its default)")
     parser.add_argument("--shuffle-partitions", type=int, default=8)
     parser.add_argument("--driver-memory", default="6g")
+    parser.add_argument("--control", action="store_true",
+                        help="time Spark's plans a second time, as an arm: the A/A ratio")
     args = parser.parse_args()
     started = time.monotonic()
     spark = session(args.shuffle_partitions, args.driver_memory)
@@ -210,10 +217,11 @@ def main() -> int:
           f"above {spark.conf.get('spark.planguard.planner.partialAggregation.skipRatio')}; eager "
           f"aggregation {args.eager}\n")
     rewriting = [a for a in ARMS if a != "Spark"]
-    print(f"{'query':17} {'Spark ms':>8} " + " ".join(f"{a:>8}" for a in rewriting) +
+    control = [CONTROL] if args.control else []
+    print(f"{'query':17} {'Spark ms':>8} " + " ".join(f"{a:>8}" for a in rewriting + control) +
           f" {'shuffle MB S/a/b/e':>27} {'spill MB S/a/b/e':>27} {'peak MB S/a/b/e':>23} "
           f"{'passed through':>15} pushed")
-    speedups = {a: [] for a in rewriting}
+    speedups = {a: [] for a in rewriting + control}
     pushed_speedups = {"both": [], "eager": []}
     higher, failed = [], []
     for name, (database, sql) in queries.items():
@@ -235,7 +243,7 @@ def main() -> int:
             failed.extend(f"{name} ({a})" for a in differ)
             continue
         pushed = found["both"]["pushed"]
-        timed = list(ARMS) if pushed else ["Spark", "adaptive"]
+        timed = (list(ARMS) if pushed else ["Spark", "adaptive"]) + control
         times = measure(spark, timing.run, sql, timed, args.repetitions, args.eager)
         columns = []
         for a in rewriting:
@@ -247,6 +255,9 @@ def main() -> int:
                 higher.append(f"{name} ({a})")
             if pushed and a in pushed_speedups:
                 pushed_speedups[a].append(speedups[a][-1])
+        for a in control:
+            speedups[a].append(speedup(times, a))
+            columns.append(f"{speedups[a][-1]:8.3f}")
 
         def each(key):
             return "/".join(f"{mb(found[a][key]):>6}" for a in ARMS)
@@ -263,6 +274,11 @@ def main() -> int:
                   + (f"; where eager aggregation pushed ({len(pushed_speedups[a])} queries): "
                      f"geometric mean {geomean(pushed_speedups[a]):.3f}, min "
                      f"{min(pushed_speedups[a]):.3f}" if pushed_speedups.get(a) else ""))
+        for a in control:
+            s = speedups[a]
+            print(f"{a} (Spark's plans again, the A/A ratio): geometric mean {geomean(s):.3f}, "
+                  f"from {min(s):.3f} to {max(s):.3f}; outside [0.97, 1.03]: "
+                  f"{sum(not 0.97 <= x <= 1.03 for x in s)} of {len(s)}")
         print(f"shuffle bytes higher than Spark's: {', '.join(higher) or 'none'}")
         print(f"failed or rows differing from Spark's: {', '.join(failed) or 'none'}")
 

@@ -64,7 +64,8 @@ def test_planning_phases_runs_a_few_plannings():
 
 def test_planner_aggregation_compares_the_arms_side_by_side():
     output = run("planner_aggregation", "--rows", "200000", "--repetitions", "1",
-                 "--probe-rows", "1000", "--eager", "always", "--only", "unique,low,join")
+                 "--probe-rows", "1000", "--eager", "always", "--only", "unique,low,join",
+                 "--control")
     rows = {line.split()[0]: line.split() for line in output.splitlines()
             if line.split()[:1] in (["unique"], ["low"], ["join"])}
     # unique's partial aggregates gave up (rows passed through), low's did not; eager aggregation
@@ -74,3 +75,6 @@ def test_planner_aggregation_compares_the_arms_side_by_side():
     assert rows["low"][3:5] == ["=a", "=S"], output
     assert all(float(x) > 0 for x in rows["join"][2:5]), output
     assert "both: geometric mean speedup" in output and "eager: geometric mean" in output
+    # The A/A arm, Spark's plans timed again, on every query.
+    assert all(float(rows[q][5]) > 0 for q in rows), output
+    assert "control (Spark's plans again, the A/A ratio): geometric mean" in output, output
