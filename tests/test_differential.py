@@ -10,8 +10,10 @@ test passes, a nondeterministic query is listed, not compared. In this process, 
 session: ``assert_same_answer`` on a sample of the corpus (TPC-H: no difference), and what it
 refuses to compare. ``planguard check --differential`` in a subprocess.
 """
+import gc
 import subprocess
 import sys
+import time
 
 import pytest
 from pyspark.sql import functions as F
@@ -301,3 +303,31 @@ def test_a_join_variant_is_named_by_what_spark_planned(spark, join_type, hint, p
         query = left.join(right, "k", join_type).select("*")._jdf.queryExecution()
         named = variants.planned(spark, variant, query)
     assert named.name == f"join 1 of 1 hinted, planned as {planned}"
+
+
+def test_each_query_leaves_nothing_of_its_runs_on_the_jvm(spark):
+    """Py4J's proxies are garbage in reference cycles: until Python's cycle collector frees them,
+    the JVM keeps every variant's executed plan (broadcast hash tables, shuffles) alive. With
+    automatic collection off, as a long suite's rarely reaches them, ten compared queries hold no
+    more JVM objects through the gateway than one did (the whole corpus ran out of a 3 GB driver's
+    heap before)."""
+    gateway = spark.sparkContext._gateway.java_gateway_server.getGateway()
+    dims = spark.range(10).withColumnRenamed("id", "k")
+    df = spark.range(100).join(dims, F.col("id") == F.col("k")).groupBy("k").count()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        assert_same_answer(df, variants=["joins", "codegen"])
+        before = gateway.getBindings().size()
+        for _ in range(9):
+            assert_same_answer(df, variants=["joins", "codegen"])
+        # Py4J tells the JVM of freed proxies from a thread of its own.
+        for _ in range(50):
+            after = gateway.getBindings().size()
+            if after <= before + 5:
+                break
+            time.sleep(0.1)
+    finally:
+        if collecting:
+            gc.enable()
+    assert after <= before + 5, (before, after)
