@@ -75,7 +75,9 @@ def _compared(df, kinds, max_variants, rel_tol, abs_tol) -> Outcome:
     ties_at = [{"first": 0, "last": -1}[end]
                for end in jvm.ResultOrder.cut(analyzed).split(",") if end]
     differences, failed, ran, alike, cut = [], [], 0, 0, 0
-    plans = [baseline_plan]  # the plans run: a variant planned as one of them is not run
+    # The canonical forms of the plans run: a variant planned as one of them is not run. Not the
+    # plans themselves, which keep what their run made (broadcast hash tables, shuffles).
+    run = [_canonical(baseline_plan)]
     candidates = _variants.of(spark, query, kinds)
     for n, variant in enumerate(candidates):
         if max_variants and ran >= max_variants:
@@ -88,20 +90,25 @@ def _compared(df, kinds, max_variants, rel_tol, abs_tol) -> Outcome:
             except Exception as e:  # reported with the variant, as a run that failed
                 failed.append((variant, _first_line(e)))
                 continue
-            if any(_alike(planned, plan) for plan in plans):
+            canonical = _canonical(planned)
+            if canonical is not None and any(canonical.equals(c) for c in run if c is not None):
                 alike += 1
                 continue
-            plans.append(planned)
+            run.append(canonical)
             variant = _variants.planned(spark, variant, other._jdf.queryExecution())
             ran += 1
             actual = _answers.rows(other)
         if isinstance(actual, str):
             failed.append((variant, actual))
-            continue
-        what = _answers.difference(expected, actual, order or None, rel_tol, abs_tol, ties_at)
-        if what:
-            differences.append(Difference(variant, what, plan_text(baseline_plan),
-                                          plan_text(other._jdf.queryExecution().executedPlan())))
+        else:
+            what = _answers.difference(expected, actual, order or None, rel_tol, abs_tol, ties_at)
+            if what:
+                differences.append(Difference(
+                    variant, what, plan_text(baseline_plan),
+                    plan_text(other._jdf.queryExecution().executedPlan())))
+        # What the variant's run made is freed before the next one runs (see second_opinion).
+        del other, planned
+        gc.collect()
     return Outcome(text, "", differences, failed, ran, alike, cut, time.monotonic() - start)
 
 
@@ -118,13 +125,13 @@ def _fresh(df):
     return df.select("*")
 
 
-def _alike(planned, baseline) -> bool:
-    """Whether two physical plans compute the same (Spark's canonical forms are equal); a plan
-    Spark cannot canonicalize is run."""
+def _canonical(plan):
+    """The physical plan's canonical form (two plans whose forms are equal compute the same, as
+    `SparkPlan.sameResult` says); None for a plan Spark cannot canonicalize, which is run."""
     try:
-        return planned.sameResult(baseline)
+        return plan.canonicalized()
     except Exception:  # noqa: BLE001 - not known to be alike: the variant runs
-        return False
+        return None
 
 
 def _planguard_classes(spark):
