@@ -12,11 +12,13 @@ Spark reads ``spark.sql.extensions`` once per JVM, so each side is a worker proc
 programs as JSON lines on stdin and answering one JSON line each. ``corpora/fuzz.py`` (long mode) and ``tests/test_fuzz.py`` (CI
 mode) drive them through ``Differ``.
 """
+import atexit
 import importlib.util
 import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -109,10 +111,12 @@ def session(with_planguard: bool):
     """A local session with Delta (when installed), and planguard in fail mode when asked."""
     from pyspark.sql import SparkSession
 
+    warehouse = f"/tmp/planguard-fuzz-{os.getpid()}"  # the programs' tables, deleted at exit
+    atexit.register(shutil.rmtree, warehouse, True)
     builder = (SparkSession.builder.master("local[2]").appName("planguard-fuzz")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.warehouse.dir", f"/tmp/planguard-fuzz-{os.getpid()}")
+               .config("spark.sql.warehouse.dir", warehouse)
                .config("spark.sql.ui.retainedExecutions", "20"))
     if has_delta():
         from delta import configure_spark_with_delta_pip
@@ -185,6 +189,10 @@ def renamed(df, how: str):
 
 # How a program writes a DataFrame and reads it back: ``written(df, how)``.
 WRITES = ("parquet", "saveAsTable", "CTAS")
+# Where the parquet writes go, deleted when the process exits (a program reads its write back
+# lazily, so each keeps its own directory until then).
+PARQUET_WRITES = tempfile.mkdtemp(prefix="planguard-fuzz-write-")
+atexit.register(shutil.rmtree, PARQUET_WRITES, True)
 
 
 def written(df, how: str):
@@ -194,7 +202,7 @@ def written(df, how: str):
     spark.conf.set("spark.planguard.check.NAMING", "fail")
     try:
         if how == "parquet":
-            path = tempfile.mkdtemp(prefix="planguard-fuzz-write-") + "/out"
+            path = tempfile.mkdtemp(dir=PARQUET_WRITES) + "/out"
             df.write.parquet(path)
             return spark.read.parquet(path)
         if how == "saveAsTable":

@@ -5,8 +5,10 @@ starts. So each extension order gets its own session in its own process: this pr
 order given by PLANGUARD_TEST_ORDER (default: planguard first), and test_extension_order.py reruns
 the order-dependent tests in a subprocess with the other order.
 """
+import atexit
 import os
 import pathlib
+import shutil
 import sys
 
 import pytest
@@ -40,6 +42,9 @@ def with_root_on_path(env: dict) -> dict:
 
 
 LOG = pathlib.Path(os.environ.get("PLANGUARD_TEST_LOG", "/tmp/planguard-test-%d.log" % os.getpid()))
+# The tables the tests' sessions create, deleted when the process that made them exits.
+WAREHOUSE = f"/tmp/planguard-warehouse-{os.getpid()}"
+atexit.register(shutil.rmtree, WAREHOUSE, True)
 
 
 def base_builder() -> SparkSession.Builder:
@@ -48,7 +53,7 @@ def base_builder() -> SparkSession.Builder:
                     f"-Dlog4j2.configurationFile={ROOT / 'tests' / 'log4j2.properties'} "
                     f"-Dplanguard.test.log={LOG}")
             .config("spark.ui.enabled", "false")
-            .config("spark.sql.warehouse.dir", f"/tmp/planguard-warehouse-{os.getpid()}")
+            .config("spark.sql.warehouse.dir", WAREHOUSE)
             .config("spark.sql.shuffle.partitions", "2")
             # One session runs the corpus many times over (thousands of queries): a heap of 1 GB
             # (the default) filled with the SQL executions Spark keeps for its UI, and the

@@ -16,7 +16,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conftest import ROOT, TESTS_JAR
+from conftest import BUILD_TESTS_JAR, ROOT, TESTS_JAR
 
 SAMPLE = ROOT / "examples" / "pytest-suite"
 BROKEN = "tests/test_orders.py::test_customer_page_renders"
@@ -69,6 +69,9 @@ class Run:
     output and, per test id, (outcome, message)."""
 
     def __init__(self, directory, name, *args, python=("-m", "pytest"), env=None):
+        # Spark skips an extension class it cannot load with a warning: without the jar, a
+        # suite's broken rules would not be there to catch.
+        assert TESTS_JAR.exists(), f"run `{BUILD_TESTS_JAR}` first (dev/test does)"
         self.junit = directory / f"{name}.xml"
         self.log = directory / f"{name}.log"
         with self.log.open("w") as log:  # a file, not a pipe: no run waits for a reader
