@@ -94,10 +94,11 @@ def outcomes(junit: pathlib.Path) -> dict:
 
 
 def planguard_lines(log: str) -> tuple:
-    """The run's `planguard` summary section, and its distinct planguard error lines."""
+    """The run's `planguard` and `planguard differential` summary sections, and its distinct
+    planguard error lines."""
     section, inside = [], False
     for line in log.splitlines():
-        if re.match(r"^=+ planguard =+$", line):
+        if re.match(r"^=+ planguard( differential)? =+$", line):
             inside = True
             continue
         if inside and re.match(r"^=+ .* =+$", line):

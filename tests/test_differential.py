@@ -4,13 +4,15 @@ must agree with.
 Through the pytest plugin, as a user runs it (pytest in a subprocess): a suite whose session
 lists three deliberately broken rules that change rows and not the schema
 (jvm/src/test/scala/planguard/testing/WrongAnswers.scala), planguard's extension listed before
-them, then after, run with ``--planguard --planguard-differential``: each broken rule's test
-fails naming the variant that disagreed (and the rule, for an optimizer rule excluded), a legal
-test passes, a nondeterministic query is listed, not compared. In this process, on the tests'
-session: ``assert_same_answer`` on a sample of the corpus (TPC-H: no difference), and what it
-refuses to compare. ``planguard check --differential`` in a subprocess.
+them, then after, run with ``--planguard --planguard-differential --doctest-modules``: each
+broken rule's test fails naming the variant that disagreed (and the rule, for an optimizer rule
+excluded), a doctest's too, a legal test passes, a nondeterministic query is listed, not
+compared. In this process, on the tests' session: ``assert_same_answer`` on a sample of the
+corpus (TPC-H: no difference), and what it refuses to compare. ``planguard check
+--differential`` in a subprocess.
 """
 import gc
+import re
 import subprocess
 import sys
 import time
@@ -18,7 +20,7 @@ import time
 import pytest
 from pyspark.sql import functions as F
 
-from conftest import FULL
+from conftest import FULL, ROOT
 from corpora import corpus
 from planguard.testing import assert_same_answer
 from test_pytest_plugin import Run
@@ -49,6 +51,11 @@ def spark():
     session.stop()
 
 
+@pytest.fixture(autouse=True)
+def spark_in_doctests(doctest_namespace, spark):
+    doctest_namespace["spark"] = spark
+
+
 @pytest.fixture
 def broken(spark, request):
     """Switches the broken rule the test names on for the test."""
@@ -76,6 +83,11 @@ def test_filter(spark, broken):
 def test_filter_written_by_writer_v2(spark, broken):
     orders(spark).filter((F.col("order_id") > 2) & (F.col("order_id") < 9)).writeTo(
         "filtered").using("parquet").create()
+
+
+@pytest.mark.parametrize("broken", ["DropFilterConjunct"], indirect=True)
+def test_filter_shown(spark, broken):
+    orders(spark).filter((F.col("order_id") > 2) & (F.col("order_id") < 9)).show(50)
 
 
 @pytest.mark.parametrize("broken", ["DuplicateKeysIgnoringJoin"], indirect=True)
@@ -109,6 +121,25 @@ def test_legal(spark, tmp_path):
 
 def test_nondeterministic(spark):
     orders(spark).select(F.rand()).collect()
+
+
+def test_a_warning_listed_once(spark):
+    # Two columns of one name: UNIQUE_FIELD, a warning, found again by each variant's run.
+    orders(spark).selectExpr("order_id AS k", "customer AS k").collect()
+'''
+
+# A doctest (`--doctest-modules`) whose expected output is what the broken rule returns: it
+# passes on its own, and the mode fails it.
+DOCTESTED = '''
+def early_orders(spark):
+    """The orders numbered 3 to 8, as rows.
+
+    >>> spark.conf.set("planguard.testing.DropFilterConjunct", "true")
+    >>> len(early_orders(spark))
+    37
+    >>> spark.conf.set("planguard.testing.DropFilterConjunct", "false")
+    """
+    return spark.range(40).filter("id > 2 AND id < 9").collect()
 '''
 
 CHECKED_SQL = """
@@ -130,8 +161,9 @@ def runs(tmp_path_factory):
         suite = tmp_path_factory.mktemp(f"suite-{order}")
         (suite / "conftest.py").write_text(SUITE_CONFTEST)
         (suite / "test_suite.py").write_text(SUITE)
+        (suite / "doctested.py").write_text(DOCTESTED)
         started[order] = Run(suite, order, "--planguard", "--planguard-differential",
-                             env={"ORDER": order})
+                             "--doctest-modules", env={"ORDER": order})
     sql = tmp_path_factory.mktemp("check")
     (sql / "setup.sql").write_text(SETUP_SQL)
     (sql / "queries.sql").write_text(CHECKED_SQL)
@@ -140,6 +172,12 @@ def runs(tmp_path_factory):
             [sys.executable, "-m", "planguard.cli", "check", "--differential", "--setup",
              "setup.sql", "queries.sql"], cwd=sql, stdout=log, stderr=subprocess.STDOUT)
     started["check"].log = sql / "check.log"
+    doctests = tmp_path_factory.mktemp("doctests")
+    with (doctests / "suite.log").open("w") as log:
+        started["doctests"] = subprocess.Popen(
+            [sys.executable, "-m", "corpora.doctest_suite", "--modules", DOCTEST_SAMPLE,
+             "--out", str(doctests)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    started["doctests"].log = doctests / "suite.log"
     yield started
     for run in started.values():
         process = run.process if isinstance(run, Run) else run
@@ -154,15 +192,19 @@ def test_each_broken_rule_is_caught_naming_the_variant(runs, order):
               if outcome != "passed"}
     assert set(failed) == {"test_filter[DropFilterConjunct]",
                            "test_filter_written_by_writer_v2[DropFilterConjunct]",
+                           "test_filter_shown[DropFilterConjunct]",
                            "test_join[DuplicateKeysIgnoringJoin]",
                            "test_distinct[DistinctIgnoringAggregation]",
-                           "test_sort[ReverseRangeSort]"}, output[-5000:]
+                           "test_sort[ReverseRangeSort]",
+                           "doctested.early_orders"}, output[-5000:]
     assert all(m.startswith("planguard differential: this query's rows differ")
                for m in failed.values()), output[-5000:]
     filtered = failed["test_filter[DropFilterConjunct]"]
     assert "Variant: optimizer rule planguard.testing.DropFilterConjunct excluded" in filtered
     assert "Rule: planguard.testing.DropFilterConjunct" in filtered
     assert "6 rows, the baseline 37" in filtered, filtered
+    shown = failed["test_filter_shown[DropFilterConjunct]"]  # 37 rows, fewer than it takes
+    assert "Rule: planguard.testing.DropFilterConjunct" in shown, shown
     written = failed["test_filter_written_by_writer_v2[DropFilterConjunct]"]
     assert "Rule: planguard.testing.DropFilterConjunct" in written, written
     joined = failed["test_join[DuplicateKeysIgnoringJoin]"]
@@ -172,6 +214,8 @@ def test_each_broken_rule_is_caught_naming_the_variant(runs, order):
     distinct = failed["test_distinct[DistinctIgnoringAggregation]"]
     assert "Variant: DISTINCT aggregates computed over a grouping of their own" in distinct, \
         distinct
+    doctested = failed["doctested.early_orders"]
+    assert "Rule: planguard.testing.DropFilterConjunct" in doctested, doctested
     sorted_ = failed["test_sort[ReverseRangeSort]"]
     assert "Variant: adaptive execution on" in sorted_, sorted_
     assert "the same rows in another order" in sorted_
@@ -179,6 +223,8 @@ def test_each_broken_rule_is_caught_naming_the_variant(runs, order):
     assert ("test_suite.py::test_nondeterministic: not compared (nondeterministic: rand)"
             in output), output[-3000:]
     assert "longer than without the mode" in output
+    assert output.count("test_suite.py::test_a_warning_listed_once: UNIQUE_FIELD (warn) in "
+                        "phase analysis") == 1, output[-3000:]
 
 
 def test_check_differential_reports_per_statement(runs):
@@ -187,6 +233,25 @@ def test_check_differential_reports_per_statement(runs):
     assert runs["check"].returncode == 0, output[-3000:]
     assert "PASS  DIFFERENTIAL" in output and "n/a   DIFFERENTIAL  (not compared: " \
         "nondeterministic: rand)" in output, output[-3000:]
+
+
+# corpora/doctest_suite.py's sample: PySpark's doctests of three small modules, 15 tests (the
+# default modules' 170 and their figures: docs/pytest.md).
+DOCTEST_SAMPLE = "pyspark.sql.group,pyspark.sql.window,pyspark.sql.udf"
+
+
+def test_pysparks_doctests_as_a_suite_run_alike_under_the_plugin_and_its_second_opinion(runs):
+    runs["doctests"].wait(timeout=900)
+    output = runs["doctests"].log.read_text()
+    assert runs["doctests"].returncode == 0, output[-3000:]
+    for run in ("without", "planguard", "differential"):
+        assert f"run {run}: exit 0," in output, output[-3000:]
+    for run in ("planguard", "differential"):
+        assert (f"{run}: tests whose outcome differs from the run without the plugin: 0\n"
+                in output), output[-3000:]
+        assert f"{run}: planguard errors (PLANGUARD_...) in the output: 0" in output
+    assert re.search(r"\n  [1-9][0-9]* queries compared under [1-9][0-9]* variant plans", output), \
+        output[-3000:]
 
 
 # CI: two TPC-H queries, one without a join and one with (each variant runs the query again:
@@ -226,6 +291,20 @@ def test_the_corpus_answers_the_same_under_every_plan(spark):
 def test_a_query_whose_rows_may_change_is_not_compared(spark, query, reason):
     with pytest.raises(ValueError, match=f"not compared: {reason}"):
         assert_same_answer(query(spark))
+
+
+def test_a_limit_at_the_result_that_cuts_no_row_is_compared(spark):
+    """take, first and show collect a limit over rows in no order: where the query returned
+    fewer rows than the limit, it cut none, and every plan must return them all. Not where it
+    returned as many, nor where a limit below it cuts rows in no order."""
+    assert assert_same_answer(spark.range(9).filter("id % 4 = 0").limit(5)).ran > 0
+    assert assert_same_answer(spark.range(9).filter("id % 4 = 0").limit(4)).ran > 0
+    with pytest.raises(ValueError, match="not compared: a limit over rows in no order"):
+        assert_same_answer(spark.range(9).filter("id % 3 = 0").limit(3))
+    with pytest.raises(ValueError, match="not compared: a limit over rows in no order"):
+        assert_same_answer(spark.range(9).limit(3).union(spark.range(2)).limit(10))
+    with pytest.raises(ValueError, match="not compared: nondeterministic: rand"):
+        assert_same_answer(spark.range(3).selectExpr("rand()").limit(10))
 
 
 def test_distinct_aggregates_are_computed_over_a_grouping_of_their_own(spark, tmp_path):

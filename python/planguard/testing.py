@@ -75,12 +75,12 @@ def assert_same_answer(df: "DataFrame", variants: Optional[Iterable[str]] = None
     ``abs_tol``.
 
     ``variants``: kinds of plans, among ``"codegen"``, ``"adaptive"``, ``"uncached"``,
-    ``"distinct"``, ``"joins"`` and ``"rules"`` (default: all); ``max_variants``: at most so many run (0: all).
-    The session needs planguard's jar (``planguard.configure``). Raises AssertionError with the
+    ``"distinct"``, ``"joins"`` and ``"rules"`` (default: all); ``max_variants``: at most so
+    many run (0: all). The session needs planguard's jar (``planguard.configure``). Raises AssertionError with the
     query, each variant whose rows differ (the rule, when one is excluded), the rows and both
     plans; ValueError when the query's rows may change from run to run (rand, uuid, a limit over
-    rows in no order, the clock, ...), which are not compared. Returns what ran (variants run,
-    planned alike, failed where the query ran)."""
+    rows in no order that cuts some, the clock, ...), which are not compared. Returns what ran
+    (variants run, planned alike, failed where the query ran)."""
     from planguard._differential import report, second_opinion, variants as kinds
 
     outcome = second_opinion.second_opinion(df, tuple(variants or kinds.KINDS), max_variants,

@@ -1,6 +1,6 @@
 """The pytest plugin's differential mode (``--planguard-differential``; docs/pytest.md): every
 distinct query a test's actions run — ``collect`` (and ``take``, ``first``, ``head``, which
-collect a limit), ``toPandas``, ``toLocalIterator``, ``count``, and the writes of
+collect a limit), ``show``, ``toPandas``, ``toLocalIterator``, ``count``, and the writes of
 ``DataFrameWriter`` and ``DataFrameWriterV2`` — is run again under the plans of
 ``planguard._differential.variants`` and its rows compared; a difference fails the phase
 (setup, call, teardown) that ran it, even when the test's code caught nothing, with the query,
@@ -21,10 +21,12 @@ try:  # pyspark 4: the classic DataFrame (pyspark.sql.DataFrame is the API both 
 except ImportError:  # pyspark 3.5
     from pyspark.sql.dataframe import DataFrame
 
-# What each action runs: the DataFrame of the query it computes (a count counts the rows of
-# the query grouped into one; a write writes the rows of its DataFrame).
-READS = {"collect": lambda df: df, "toPandas": lambda df: df, "toLocalIterator": lambda df: df,
-         "count": lambda df: df.groupBy().count()}
+# What each action runs, from its arguments: the DataFrame of the query it computes (a count
+# counts the rows of the query grouped into one; `show(n)` takes n + 1 rows, as Spark does).
+READS = {"collect": lambda df: df, "toPandas": lambda df, *_, **__: df,
+         "toLocalIterator": lambda df, *_, **__: df, "count": lambda df: df.groupBy().count(),
+         "show": lambda df, n=20, *_, **__: df.limit(n + 1)}
+# The writes: each writes the rows of its DataFrame.
 WRITES = {DataFrameWriter: ("save", "saveAsTable", "insertInto", "parquet", "orc", "json", "csv",
                             "text"),
           DataFrameWriterV2: ("create", "replace", "createOrReplace", "append", "overwrite",
@@ -133,7 +135,7 @@ class Differential(EachPhase):
             self._busy = True
             try:
                 result = action(df, *args, **kwargs)
-                self._compare(query(df))
+                self._compare(query(df, *args, **kwargs))
                 return result
             finally:
                 self._busy = False

@@ -73,14 +73,15 @@ class Guard(EachPhase):
 
     def _findings_of_phase(self, item) -> list:
         """What the suite's sessions reported, and PySpark raised, since the last phase; the
-        findings below the level that fails a test are kept for the phase's report."""
+        findings below the level that fails a test are kept for the phase's report, each once
+        (a query run again, by the test or by the differential mode, reports its own again)."""
         findings = self._reported_since_last_phase(item) + [
             Finding(v.invariant, "fail", v.phase, v.rule, str(v))
             for v in self._raised.take()]
-        item.stash[_PHASE_FINDINGS] = [
+        item.stash[_PHASE_FINDINGS] = list(dict.fromkeys(
             f"{item.nodeid}: {f.id} ({f.level}) in phase {f.phase}"
             + (f", rule {f.rule}" if f.rule else "")
-            for f in findings if not self._fails(f)]
+            for f in findings if not self._fails(f)))
         return findings
 
     def _reported_since_last_phase(self, item) -> list:

@@ -1,11 +1,11 @@
 package planguard.differential
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, FrameLessOffsetWindowFunction,
-  NthValue, NTile, RankLike, RowFrame, RowNumber, SpecifiedWindowFrame, UnboundedFollowing,
-  UnboundedPreceding, WindowExpression}
+  IntegerLiteral, NthValue, NTile, RankLike, RowFrame, RowNumber, SpecifiedWindowFrame,
+  UnboundedFollowing, UnboundedPreceding, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{First, Last}
-import org.apache.spark.sql.catalyst.plans.logical.{GlobalLimit, LocalLimit, Offset, Sample,
-  Tail}
+import org.apache.spark.sql.catalyst.plans.logical.{GlobalLimit, LocalLimit, LogicalPlan, Offset,
+  Project, Sample, SubqueryAlias, Tail}
 import org.apache.spark.sql.catalyst.trees.TreePattern.CURRENT_LIKE
 import org.apache.spark.sql.execution.QueryExecution
 
@@ -14,15 +14,37 @@ import org.apache.spark.sql.execution.QueryExecution
  * differential mode must not compare them: a nondeterministic expression (Catalyst's own
  * `deterministic`: rand, uuid, a Python UDF marked nondeterministic, ...; and first and last,
  * whose value is the input's order's, which Spark 4 calls deterministic), a sample, a window
- * function by the order of rows that may tie (byRowOrder), a limit or
- * offset over rows in no order or over rows sorted by keys the query does not return, the clock
- * (the expressions the optimizer replaces with the time, or the session's state, when the query
- * starts: Catalyst's CURRENT_LIKE pattern: current_timestamp, now, current_date, current_user,
- * ...). Empty when none.
+ * function by the order of rows that may tie (byRowOrder), a limit or offset over rows in no
+ * order or over rows sorted by keys the query does not return, the clock (the expressions the
+ * optimizer replaces with the time, or the session's state, when the query starts: Catalyst's
+ * CURRENT_LIKE pattern: current_timestamp, now, current_date, current_user, ...). Empty when
+ * none. A limit at the result over rows in no order is compared where a run shows it cut none
+ * (resultLimit).
  */
 object Determinism {
-  def reason(query: QueryExecution): String = {
-    val analyzed = query.analyzed
+  def reason(query: QueryExecution): String = reason(query.analyzed)
+
+  /**
+   * The rows of the limit over rows in no order at the top of the query's result (`take(n)`'s,
+   * `first()`'s, the `limit(n + 1)` that `show(n)` takes), where it is the only reason the query's
+   * rows may differ; -1 where there is none. A run that returns fewer rows than that cut none:
+   * every legal plan returns all the rows of the query below it, and they are compared.
+   */
+  def resultLimit(query: QueryExecution): Int =
+    withoutResultLimit(query.analyzed).collect {
+      case (rows, below) if reason(below).isEmpty => rows
+    }.getOrElse(-1)
+
+  private def withoutResultLimit(plan: LogicalPlan): Option[(Int, LogicalPlan)] = plan match {
+    case GlobalLimit(IntegerLiteral(rows), LocalLimit(_, child)) if !ResultOrder.ordered(child) =>
+      Some((rows, child))
+    case _: Project | _: SubqueryAlias => withoutResultLimit(plan.children.head).map {
+      case (rows, child) => (rows, plan.withNewChildren(Seq(child)))
+    }
+    case _ => None
+  }
+
+  private def reason(analyzed: LogicalPlan): String = {
     val nondeterministic = analyzed.collectWithSubqueries {
       case p => p.expressions.flatMap(innermostNondeterministic)
     }.flatten
