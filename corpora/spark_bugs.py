@@ -136,6 +136,16 @@ BUGS = [
             return df.groupBy().count()
         """,
         [(2,)]),
+    Bug("SPARK-53155",
+        "RemoveRedundantAggregates replaces a global aggregate under another aggregate with a "
+        "projection: over no rows, no row instead of one",
+        ("4.0.0",),
+        """
+        def query(spark):
+            from pyspark.sql import functions as F
+            return spark.range(3).where("id > 5").groupBy().agg(F.lit(1).alias("x")).distinct()
+        """,
+        [(1,)]),
 ]
 
 # The job a bug runs in its release's virtualenv: its rows, or the error it raised, as JSON.
