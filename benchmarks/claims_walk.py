@@ -1,9 +1,11 @@
 """What the NOT NULL claims' walk of a plan costs beside Spark's planning of it, for the four sizes
 of benchmarks/pipeline_overhead.py: each pipeline built once in a session without planguard, then,
-taking turns --reps times, its optimized plan walked, its physical plan walked (as planguard's
-OPTIMIZER_SCHEMA and PLANNING_SCHEMA claims walk them; OPERATOR_CONTRACT walks the prepared plan
-once more) and the pipeline planned afresh to its executed plan. A profiling aid, not a figure of
-docs/benchmarks.md: the ratio printed is the two walks' share of one planning.
+taking turns --reps times, its optimized plan walked (as OPTIMIZER_SCHEMA's claims are read, at
+planning), its physical plan walked (as each prepared plan and adaptive stage is, before it runs)
+and the pipeline planned afresh to its executed plan. A profiling aid (docs/benchmarks.md, "Where
+the time goes"), not planguard's cost: the ratio printed is the two walks' share of one planning,
+and a plan walked again and again is out of the CPU caches at each walk, which a plan that
+planning has just made is not.
 
     python -m benchmarks.claims_walk [--reps 300] [--rounds 3] [--only joins:40,wide:3000]
 """

@@ -97,6 +97,17 @@ class NotNullSuite extends SparkSessions {
     }
   }
 
+  // Physical plans' claims are read in the prepared plans and stages, which run; adaptive execution
+  // re-plans the rest of a query after each stage and finds planning's claim again: reported once.
+  test("a strategy's claim is reported once per query, in warn mode, as its stages run") {
+    val spark = session(Seq(planguard, new NotNullProjectStrategyExtension), adaptive = true,
+      "spark.planguard.mode" -> "warn")
+    val rows = queries(spark)(1).collect()
+    assert(rows.nonEmpty)
+    val found = ViolationLog.records(spark).map(r => (r.id, r.phase))
+    assert(found == Seq("PLANNING_SCHEMA" -> "physical planning"), ViolationLog.json(spark))
+  }
+
   // A written query is checked as a collected one, and nothing is written. Without planned
   // writes a V1 write's query is an adaptive plan of its own below the command (as Hive's
   // INSERT OVERWRITE DIRECTORY's always is): its stages and final plan are checked as they are

@@ -86,7 +86,7 @@ final class Baseline(before: => Seq[QueryPlan[_]]) {
     eachNode { node =>
       if (node.children.nonEmpty) {
         val producers =
-          new Producers(node.children.map(_.asInstanceOf[QueryPlan[_]].output).toArray)
+          new Producers(node.children.map(c => new Output(c.asInstanceOf[QueryPlan[_]])).toArray)
         node.expressions.foreach(_.foreach {
           case a: AttributeReference =>
             val p = producers(a.exprId)

@@ -55,16 +55,17 @@ object ClaimsCheck {
   /**
    * One walk of a plan, children first: the deepest operator with claims, or, where there is none,
    * the plan's output, which its parent reads its children's columns from (each operator's output
-   * is read once: a projection's or a union's is derived anew on every reading).
+   * is derived at most once, and only where it is read: Output).
    */
   private final class Walk(baseline: Baseline, types: LogicalTypes, subqueries: Boolean) {
-    def apply(plan: QueryPlan[_]): Either[Found, Seq[Attribute]] = {
-      val children = plan.children.iterator
-      val inputs = new Array[Seq[Attribute]](plan.children.length)
+    def apply(plan: QueryPlan[_]): Either[Found, Output] = {
+      val children = plan.children
+      val inputs = new Array[Output](children.length)
+      val each = children.iterator
       var below: Option[Found] = None
       var i = 0
-      while (below.isEmpty && children.hasNext) {
-        apply(children.next().asInstanceOf[QueryPlan[_]]) match {
+      while (below.isEmpty && each.hasNext) {
+        apply(each.next().asInstanceOf[QueryPlan[_]]) match {
           case Right(output) => inputs(i) = output
           case Left(found) => below = Some(found)
         }
@@ -76,7 +77,7 @@ object ClaimsCheck {
         below = apply(subqueryPlans.next()).left.toOption
       }
       below.map(Left(_)).getOrElse {
-        val output = plan.output
+        val output = new Output(plan)
         val claims = OperatorClaims(plan, inputs, output, baseline, types)
         if (claims.isEmpty) Right(output) else Left(Found(plan, claims))
       }

@@ -55,15 +55,16 @@ import planguard.schema.LogicalTypes
 private[claims] object OperatorClaims {
 
   /**
-   * @param inputs each child's output, as the walk read it
-   * @param output the operator's output, as the walk read it (a union derives its own anew from
-   *               every child's on each reading)
+   * @param inputs each child's output, as the walk reads it
+   * @param output the operator's output, as the walk reads it: read here only where the operator
+   *               declares its columns itself (a leaf, an operator not derived), or a reference
+   *               declares a column otherwise than its producer
    */
-  def apply(op: QueryPlan[_], inputs: Array[Seq[Attribute]], output: Seq[Attribute],
+  def apply(op: QueryPlan[_], inputs: Array[Output], output: Output,
       baseline: Baseline, types: LogicalTypes): Seq[Claim] = {
     val found = new Found
     val producers = new Producers(inputs)
-    if (inputs.isEmpty) leaf(op, output, baseline, types).foreach(found.add)
+    if (inputs.isEmpty) leaf(op, output.attributes, baseline, types).foreach(found.add)
     else {
       passedOn(op, output, producers, baseline, found)
       made(op).foreach(found.add)
@@ -76,7 +77,7 @@ private[claims] object OperatorClaims {
     def outputs(a: Attribute): Boolean = {
       if (outputIds == null) {
         outputIds = new java.util.HashSet[ExprId]()
-        output.foreach(o => outputIds.add(o.exprId))
+        output.attributes.foreach(o => outputIds.add(o.exprId))
       }
       outputIds.contains(a.exprId)
     }
@@ -116,12 +117,12 @@ private[claims] object OperatorClaims {
    * filter's, a sort's, an exchange's, an inner join's, a projection's leading columns): its
    * producer is not looked up.
    */
-  private def passedOn(op: QueryPlan[_], output: Seq[Attribute], producers: Producers,
+  private def passedOn(op: QueryPlan[_], output: Output, producers: Producers,
       baseline: Baseline, found: Found): Unit = if (!derived(op)) {
     val inputs = producers.inputs
-    val passed =
-      if (inputs.length == 1) inputs(0).iterator else inputs.iterator.flatMap(_.iterator)
-    val outputs = output.iterator
+    val passed = if (inputs.length == 1) inputs(0).attributes.iterator
+      else inputs.iterator.flatMap(_.attributes.iterator)
+    val outputs = output.attributes.iterator
     var i = 0
     while (outputs.hasNext) {
       val o = outputs.next()
@@ -296,10 +297,15 @@ private[claims] object OperatorClaims {
   }) && spark(op)
 
   /** Spark's own operators, whose output Spark derives (see the object's comment). */
-  private def spark(op: QueryPlan[_]): Boolean = {
-    val name = op.getClass.getName
-    name.startsWith("org.apache.spark.sql.execution.") ||
-      name.startsWith("org.apache.spark.sql.catalyst.")
+  private def spark(op: QueryPlan[_]): Boolean = sparks.get(op.getClass)
+
+  /** By class, decided once per class rather than once per operator read. */
+  private val sparks = new ClassValue[java.lang.Boolean] {
+    override def computeValue(c: Class[_]): java.lang.Boolean = {
+      val name = c.getName
+      name.startsWith("org.apache.spark.sql.execution.") ||
+        name.startsWith("org.apache.spark.sql.catalyst.")
+    }
   }
 
   private def column(a: Attribute): String = s"${a.name}#${a.exprId.id}"

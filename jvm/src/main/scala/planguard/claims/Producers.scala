@@ -10,12 +10,12 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, ExprId}
  * nullable of them. Indexed on first use: an operator that passes its children's columns on as
  * they are and reads none asks for none.
  *
- * @param inputs each child's output, in the order of the children
+ * @param inputs each child's output, in the order of the children, derived as it is read
  */
-private[claims] final class Producers(val inputs: Array[Seq[Attribute]]) {
+private[claims] final class Producers(val inputs: Array[Output]) {
   private lazy val byId = {
     val found = new HashMap[ExprId, Attribute]()
-    inputs.foreach(_.foreach { a =>
+    inputs.foreach(_.attributes.foreach { a =>
       val known = found.get(a.exprId)
       if (known == null || (a.nullable && !known.nullable)) found.put(a.exprId, a)
     })

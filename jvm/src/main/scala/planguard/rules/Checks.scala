@@ -3,16 +3,16 @@ package planguard.rules
 import planguard.attribution.{PhysicalAttribution, StrategyAttribution}
 import planguard.checks.{OptimizerSchemaCheck, PhysicalSchemaCheck, PlanningSchemaCheck,
   UniqueFieldCheck}
-import planguard.claims.{Baseline, ClaimsCheck, LocalRows}
+import planguard.claims.LocalRows
 import planguard.contract.{Invariant, Phase}
 import planguard.query.PlannedQuery
-import planguard.schema.SchemaDiff
 
 /**
  * Every check of a query's plans, each with the rule it names when it finds a departure, declared
  * once: a hook runs those of the subjects it has at hand (QueryChecks, CheckAdaptivePlan). Adding
  * a check is adding an entry here. The contracts of any physical plan, DISTRIBUTION and
- * OPERATOR_CONTRACT, are checked together in one walk of the plan (CheckPlanContracts).
+ * OPERATOR_CONTRACT, are checked together in one walk of the plan (CheckPlanContracts), and so
+ * are the claims the plans' operators make.
  */
 private[rules] object Checks {
 
@@ -40,23 +40,15 @@ private[rules] object Checks {
       culprit = (o, _, _) => o.replay(!o.claims(_).isEmpty)))
 
   /**
-   * Physical planning. Its claims are read in the plan as planned, before preparation: a prepared
-   * plan's are OPERATOR_CONTRACT's (CheckPlanContracts).
+   * Physical planning. Its claims are read in the prepared plans, where they run, and named
+   * PLANNING_SCHEMA's where the plan as planned makes them (CheckPlanContracts).
    */
   val ofPlanning: Seq[Check[Planning]] = Seq(
     new Check[Planning](Invariant.PlanningSchema, phase = _ => Phase.PhysicalPlanning,
       plan = _.physical,
       departure = (p, c) => PlanningSchemaCheck(p.query.optimized, p.query.optimizedOutput,
         p.physical, c.types, c.outputs),
-      culprit = (p, c, _) => StrategyAttribution.strategyOf(c.session, p.physical)),
-    new Check[Planning](Invariant.PlanningSchema, phase = _ => Phase.PhysicalPlanning,
-      plan = _.physical,
-      departure = (p, c) =>
-        if (p.query.planned.isEmpty) SchemaDiff.Holds
-        else ClaimsCheck(p.physical, new Baseline(Seq(p.query.optimized)), c.types),
-      culprit = (p, c, _) =>
-        ClaimsCheck.deepestClaimed(p.physical, new Baseline(Seq(p.query.optimized)), c.types)
-          .flatMap(StrategyAttribution.strategyPlanning(c.session, _))))
+      culprit = (p, c, _) => StrategyAttribution.strategyOf(c.session, p.physical)))
 
   /** A query's whole physical plan, prepared or adaptively re-planned. */
   val ofPreparation: Seq[Check[Preparation]] = Seq(

@@ -9,7 +9,8 @@ import planguard.schema.LogicalTypes
  * The NOT NULL claims' walks alone, beside Spark's planning of the same pipeline
  * (benchmarks/claims_walk.py): one pipeline of benchmarks/pipeline_overhead.py's shapes built in
  * a session without planguard; its optimized plan and its physical plan walked `times` times each,
- * as planguard's checks walk them, and the pipeline planned afresh `times` times, taking turns.
+ * as planguard's checks walk them (the optimized plan at planning, each prepared plan or stage
+ * before it runs), and the pipeline planned afresh `times` times, taking turns.
  * Returns the mean nanoseconds of each: (optimized plan's walk, physical plan's walk, planning).
  */
 object ClaimsTime {
