@@ -107,11 +107,40 @@ def setup_statements() -> list:
     return out
 
 
+# A worker's directories are named after its process, which deletes them at exit; a worker ended
+# from outside (its parent killed) never does, and the next worker deletes them (sweep_stale).
+TEMPORARY = pathlib.Path(tempfile.gettempdir())
+STALE = re.compile(r"planguard-fuzz-(?:write-)?(\d+)(?:-.*)?")
+
+
+def sweep_stale(directory: pathlib.Path = TEMPORARY) -> list:
+    """Deletes the directories of fuzzer workers whose process is no longer running; returns them."""
+    swept = []
+    for path in directory.glob("planguard-fuzz-*"):
+        found = STALE.fullmatch(path.name)
+        if found and path.is_dir() and not running(int(found.group(1))):
+            shutil.rmtree(path, True)
+            swept.append(path)
+    return swept
+
+
+def running(pid: int) -> bool:
+    """Whether a process with this id runs (as this user)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def session(with_planguard: bool):
     """A local session with Delta (when installed), and planguard in fail mode when asked."""
     from pyspark.sql import SparkSession
 
-    warehouse = f"/tmp/planguard-fuzz-{os.getpid()}"  # the programs' tables, deleted at exit
+    sweep_stale()
+    warehouse = str(TEMPORARY / f"planguard-fuzz-{os.getpid()}")  # the programs' tables
     atexit.register(shutil.rmtree, warehouse, True)
     builder = (SparkSession.builder.master("local[2]").appName("planguard-fuzz")
                .config("spark.ui.enabled", "false")
@@ -191,7 +220,7 @@ def renamed(df, how: str):
 WRITES = ("parquet", "saveAsTable", "CTAS")
 # Where the parquet writes go, deleted when the process exits (a program reads its write back
 # lazily, so each keeps its own directory until then).
-PARQUET_WRITES = tempfile.mkdtemp(prefix="planguard-fuzz-write-")
+PARQUET_WRITES = tempfile.mkdtemp(prefix=f"planguard-fuzz-write-{os.getpid()}-")
 atexit.register(shutil.rmtree, PARQUET_WRITES, True)
 
 

@@ -49,3 +49,26 @@ def test_planguard_changes_no_outcome(differ):
 def test_the_planner_changes_no_aggregate_over_join_outcome(differ):
     no_difference(differ, fuzzing.aggregate_over_join().map(lambda sql: [{"sql": sql}]),
                   JOIN_EXAMPLES, planner=True)
+
+
+def test_a_killed_workers_directories_are_deleted_by_the_next_one(tmp_path):
+    """A worker ended from outside never runs its exit handlers: the next worker's session deletes
+    the directories of workers no longer running, and no other's."""
+    import subprocess
+    import sys
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)
+    dead = int(ended.stdout)
+    for name in (f"planguard-fuzz-{dead}", f"planguard-fuzz-write-{dead}-x1y2"):
+        (tmp_path / name / "part").mkdir(parents=True)
+    kept = [tmp_path / f"planguard-fuzz-{os.getpid()}", tmp_path / "planguard-fuzz-plain-1.log",
+            tmp_path / "planguard-fuzz-notapid"]
+    kept[0].mkdir()
+    kept[1].write_text("a worker's log: the worker deletes it as it closes")
+    kept[2].mkdir()
+    swept = fuzzing.sweep_stale(tmp_path)
+    assert sorted(p.name for p in swept) == sorted([f"planguard-fuzz-{dead}",
+                                                    f"planguard-fuzz-write-{dead}-x1y2"])
+    assert all(p.exists() for p in kept)
+    assert not (tmp_path / f"planguard-fuzz-{dead}").exists()
