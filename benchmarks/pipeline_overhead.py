@@ -128,17 +128,28 @@ def main() -> int:
     parser.add_argument("--as-action", action="store_true",
                         help="plan inside a SQL execution, as an action does before its first "
                              "task (default: outside any, as df.queryExecution and explain do)")
+    parser.add_argument("--disabled", action="store_true",
+                        help="the planguard arm with spark.planguard.enabled=false: what listing "
+                             "planguard costs when its hooks check nothing")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a conf of the planguard arm's session (repeatable): what one "
+                             "check costs, with spark.planguard.check.<INVARIANT>=off")
     args = parser.parse_args()
     shapes = [s for s in SHAPES if selected(s, args.only)]
     spark = session()
     timing = spark._jvm.planguard.bench.PipelineTime
     plain, guarded = timing.sessions(spark._jsparkSession)
     again = timing.sessions(spark._jsparkSession)[0]
+    confs = [c.split("=", 1) for c in args.conf] + (
+        [["spark.planguard.enabled", "false"]] if args.disabled else [])
+    for key, value in confs:
+        guarded.conf().set(key, value)
     sessions = [guarded, plain, again]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, Spark {spark.version}, local[2]; planned "
           + ("as an action, inside a SQL execution" if args.as_action
-             else "outside any SQL execution"))
+             else "outside any SQL execution")
+          + "".join(f"; the planguard arm with {key}={value}" for key, value in confs))
 
     deadline, warm, plannings = time.monotonic() + args.warmup_seconds, 0, 0
     while time.monotonic() < deadline or warm == 0:
